@@ -1,0 +1,40 @@
+//! `hsa`: the project's command-line tool.
+//!
+//! Each subcommand lives in its own module of this folder; `main` only
+//! dispatches. Errors are printed as one line on standard error and give
+//! exit status 1; usage errors give exit status 2.
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: hsa <command> [options]
+
+commands:
+  help                 print this help
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((cmd, rest)) = args.split_first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let result: Result<(), String> = match cmd.as_str() {
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => {
+            eprintln!("hsa: unknown command `{other}`\n{USAGE}");
+            let _ = rest;
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("hsa: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
