@@ -6,3 +6,4 @@
 //! the device file and the pages it maps, and the parser of
 //! `/sys/devices/virtual/kfd/kfd/topology`. It knows nothing of HSA objects.
 #![deny(unsafe_code)]
+pub mod topology;
