@@ -1,0 +1,159 @@
+//! The packet-processor side of the ring: what a GPU's command processor, a
+//! software agent's thread or a hypervisor runs.
+
+use super::ring::Ring;
+use crate::doorbell::Doorbell;
+use crate::error::PacketError;
+use crate::header::PacketHeader;
+use crate::packet::{PACKET_WORDS, Packet};
+use crate::sync::{Ordering, spin_loop};
+
+/// The consumer of one ring. Packets come out in packet-id order.
+///
+/// A packet with the barrier bit set is not handed out while any packet
+/// handed out before it is still in flight: each [`Fetched`] packet carries
+/// a [`Completion`] token that goes back to [`PacketProcessor::complete`]
+/// when the packet has completed.
+#[derive(Debug)]
+pub struct PacketProcessor<'r, 'a, D: Doorbell> {
+    ring: &'r Ring<'a, D>,
+    read_index: u64,
+    in_flight: u64,
+}
+
+/// What [`PacketProcessor::poll`] found.
+#[derive(Debug)]
+#[must_use]
+pub enum Poll {
+    /// The slot at the read index is still INVALID: nothing published.
+    Empty,
+    /// The next packet has the barrier bit and `in_flight` earlier packets
+    /// have not completed.
+    Barrier {
+        /// Packets handed out and not yet completed.
+        in_flight: u64,
+    },
+    /// A packet, consumed from the ring.
+    Ready(Fetched),
+}
+
+/// A packet taken out of the ring. Its slot is already INVALID again and the
+/// read index is past it.
+#[derive(Debug)]
+#[must_use = "return the completion token to the packet processor when the packet completes"]
+pub struct Fetched {
+    /// The packet id (its write index).
+    pub id: u64,
+    /// The 16 words as they were in the slot.
+    pub words: [u32; PACKET_WORDS],
+    /// The decoded, validated packet, or why it must be rejected with
+    /// `HSA_STATUS_ERROR_INVALID_PACKET_FORMAT`.
+    pub packet: Result<Packet, PacketError>,
+    /// Give this back to [`PacketProcessor::complete`] when the packet
+    /// completes (rejected packets too).
+    pub completion: Completion,
+}
+
+/// Proof that a fetched packet is in flight; consumed by
+/// [`PacketProcessor::complete`].
+#[derive(Debug)]
+#[must_use = "a packet never completed blocks every later barrier packet"]
+pub struct Completion {
+    id: u64,
+}
+
+impl Completion {
+    /// The packet id this token completes.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+}
+
+impl<'r, 'a, D: Doorbell> PacketProcessor<'r, 'a, D> {
+    pub(crate) fn new(ring: &'r Ring<'a, D>, read_index: u64) -> Self {
+        Self {
+            ring,
+            read_index,
+            in_flight: 0,
+        }
+    }
+
+    /// The id of the next packet to consume.
+    pub fn read_index(&self) -> u64 {
+        self.read_index
+    }
+
+    /// Packets handed out and not yet completed.
+    pub fn in_flight(&self) -> u64 {
+        self.in_flight
+    }
+
+    /// Looks at the slot at the read index once, without waiting.
+    pub fn poll(&mut self) -> Poll {
+        let id = self.read_index;
+        let slot = self.ring.slot(id);
+        // Acquire: pairs with the producer's release store of word 0, so the
+        // body words it wrote before are visible below.
+        let word0 = slot.load_word0();
+        let header = PacketHeader(word0 as u16);
+        if header.is_invalid() {
+            return Poll::Empty;
+        }
+        if header.barrier() && self.in_flight > 0 {
+            return Poll::Barrier {
+                in_flight: self.in_flight,
+            };
+        }
+        let words = slot.consume(word0);
+        self.read_index = id.wrapping_add(1);
+        // Release: our reads of the slot and its reset to INVALID happen
+        // before any producer that sees this index reuses the slot.
+        self.ring
+            .read_index_atomic()
+            .store(self.read_index, Ordering::Release);
+        self.in_flight += 1;
+        let packet = Packet::decode(&words);
+        if let Err(e) = &packet {
+            debug!("packet {} rejected: {}", id, e);
+        }
+        Poll::Ready(Fetched {
+            id,
+            words,
+            packet,
+            completion: Completion { id },
+        })
+    }
+
+    /// Waits for the next packet that may start. Between polls it calls
+    /// `idle` with what it saw ([`Poll::Empty`] or [`Poll::Barrier`]), which
+    /// may spin, yield, sleep on the doorbell, or complete packets that are
+    /// in flight (through the `&mut Self` it is given).
+    pub fn next(&mut self, mut idle: impl FnMut(&mut Self, &Poll)) -> Fetched {
+        loop {
+            match self.poll() {
+                Poll::Ready(f) => return f,
+                other => {
+                    idle(self, &other);
+                    spin_loop();
+                }
+            }
+        }
+    }
+
+    /// Marks a fetched packet as completed.
+    pub fn complete(&mut self, completion: Completion) {
+        let _ = completion.id;
+        self.in_flight = self.in_flight.saturating_sub(1);
+    }
+
+    /// Whether the slot at the read index holds a published packet.
+    pub fn has_pending(&self) -> bool {
+        !PacketHeader(self.ring.slot(self.read_index).load_word0() as u16).is_invalid()
+    }
+}
+
+impl<D: Doorbell> Drop for PacketProcessor<'_, '_, D> {
+    fn drop(&mut self) {
+        self.ring.release_processor();
+    }
+}
