@@ -1,15 +1,63 @@
 //! HSA signals without a heap: the `amd_signal_t` layout, every signal
-//! operation of the HSA API and the wait logic.
+//! operation of the HSA API, waiting on one or many signals, and the wake
+//! protocol that lets a host block waiters without ever losing a wake-up.
 //!
-//! This crate is `no_std` and never allocates. It will hold:
-//! - `amd_signal_t`, bit-exact with ROCr's `amd_hsa_signal.h`;
-//! - load, store, exchange, compare-and-swap and the arithmetic and bitwise
-//!   read-modify-write operations in each memory order the HSA API names;
-//! - the wait conditions and a spin / back-off / block strategy whose
-//!   blocking is delegated to a host trait (implemented by `std-shim`).
+//! - [`raw`]: `amd_signal_t`, bit-exact with ROCr's `amd_hsa_signal.h`.
+//! - [`SignalStorage`] / [`Signal`]: a waitable signal in caller-provided
+//!   memory and the load, store, silent store, exchange, compare-and-swap,
+//!   add, subtract, and, or, xor operations in each HSA memory order;
+//!   interrupt signals write their event mailbox and raise their event.
+//! - [`Signal::wait`], [`wait_any`]: the four conditions, timeout and
+//!   wait-state hints, spin / back-off / block.
+//! - [`protocol`]: the waiter registration that makes lost wake-ups
+//!   impossible (see `ARCHITECTURE.md`, "Signals").
+//! - [`DoorbellSignal`], [`SignalPool`], [`ClockSync`] (profiling
+//!   timestamps).
+//!
+//! The host (blocking, waking, time, events) is the [`SignalHost`] trait;
+//! `std-shim` implements it with Linux futexes.
 #![no_std]
 #![deny(unsafe_code)]
 
 #[macro_use]
-#[allow(unused_macros)]
 mod fmt;
+
+mod sync;
+
+pub mod host;
+pub mod protocol;
+
+#[cfg(not(loom))]
+mod doorbell;
+#[cfg(not(loom))]
+mod pool;
+#[cfg(not(loom))]
+pub mod raw;
+#[cfg(not(loom))]
+#[allow(unsafe_code)]
+mod signal;
+#[cfg(not(loom))]
+mod timestamp;
+#[cfg(not(loom))]
+mod wait;
+
+pub use host::{BlockOn, Blocker, Clock, EventNotifier, MAX_BLOCK_ANY, SignalHost};
+pub use protocol::{Registration, WakeState};
+
+#[cfg(not(loom))]
+pub use doorbell::{DoorbellError, DoorbellSignal};
+#[cfg(not(loom))]
+pub use pool::{PoolExhausted, PooledSignal, SignalPool};
+#[cfg(not(loom))]
+pub use raw::{AmdSignal, SignalKind, UnknownSignalKind};
+#[cfg(not(loom))]
+pub use signal::{LoadOrder, RmwOrder, Signal, SignalStorage, StoreOrder};
+#[cfg(not(loom))]
+pub use timestamp::{ClockCounters, ClockSync, ProfilingTime, TimestampError};
+#[cfg(not(loom))]
+pub use wait::{
+    Condition, HSA_SIGNAL_CONDITION_EQ, HSA_SIGNAL_CONDITION_GTE, HSA_SIGNAL_CONDITION_LT,
+    HSA_SIGNAL_CONDITION_NE, HSA_WAIT_STATE_ACTIVE, HSA_WAIT_STATE_BLOCKED, TIMEOUT_INFINITE,
+    UnknownEnumerator, WAIT_ANY_OVERFLOW_SLICE_NS, WaitAnyEntry, WaitAnyOutcome, WaitError,
+    WaitOutcome, WaitPolicy, WaitState, wait_any, wait_any_with_policy,
+};

@@ -1,0 +1,151 @@
+//! The wake protocol between the setters of a signal and its blocked
+//! waiters, built so that a wake-up cannot be lost.
+//!
+//! HSA signal values are 64-bit, but a futex word is 32-bit, so the value
+//! itself cannot be slept on. Beside each signal sits a [`WakeState`] of
+//! two 32-bit words:
+//! - `waiters`: how many threads are registered to block on this signal;
+//! - `seq`: a wake sequence, the futex word. A setter that finds waiters
+//!   bumps it and wakes every thread blocked on it.
+//!
+//! Setter (after any change of the value, in whatever memory order):
+//! `fence(SeqCst)`; read `waiters`; if non-zero, `seq += 1` (release) and
+//! wake all. Waiter: `waiters += 1`; then loop { read `seq` (acquire) as
+//! `s`; `fence(SeqCst)`; read the value and test the condition; if not
+//! satisfied, block while `seq == s` }; finally `waiters -= 1`.
+//!
+//! Why no wake is lost: the two `SeqCst` fences are totally ordered. If the
+//! setter's fence comes first, the waiter's value read (after its fence)
+//! sees the new value and it does not sleep. If the waiter's fence comes
+//! first, the setter's `waiters` read (after its fence) sees the waiter's
+//! registration, so the setter bumps `seq`; the waiter's `s` was read before
+//! its fence and hence before that bump, so the futex check `seq == s`
+//! fails or the sleeper is already queued when the wake comes. The
+//! `loom` model in `tests/loom.rs` checks exactly these functions.
+//!
+//! The sequence wraps after 2^32 wakes; a waiter would miss a wake only if
+//! exactly 2^32 of them happened between its read of `seq` and the kernel's
+//! check, which the protocol accepts.
+
+use crate::host::Blocker;
+use crate::sync::{AtomicU32, Ordering, fence};
+
+/// The host-side words that let threads block on a signal: a count of
+/// registered waiters and the 32-bit wake sequence they sleep on.
+#[derive(Debug)]
+pub struct WakeState {
+    waiters: AtomicU32,
+    seq: AtomicU32,
+}
+
+impl WakeState {
+    /// No waiters, sequence zero.
+    #[cfg(not(loom))]
+    pub const fn new() -> Self {
+        Self {
+            waiters: AtomicU32::new(0),
+            seq: AtomicU32::new(0),
+        }
+    }
+
+    /// No waiters, sequence zero.
+    #[cfg(loom)]
+    pub fn new() -> Self {
+        Self {
+            waiters: AtomicU32::new(0),
+            seq: AtomicU32::new(0),
+        }
+    }
+
+    /// The setter's half: call after every change of the signal value.
+    /// Wakes the blocked waiters if there are any; costs a fence and a load
+    /// when there are none.
+    #[inline]
+    pub fn notify<B: Blocker + ?Sized>(&self, host: &B) {
+        fence(Ordering::SeqCst);
+        if self.waiters.load(Ordering::Relaxed) != 0 {
+            self.seq.fetch_add(1, Ordering::Release);
+            host.wake_all(&self.seq);
+        }
+    }
+
+    /// Registers the calling thread as a waiter until the returned guard is
+    /// dropped. Call before the first [`Registration::snapshot`].
+    #[inline]
+    pub fn register(&self) -> Registration<'_> {
+        self.add_waiter();
+        Registration { state: self }
+    }
+
+    /// The waiter count (diagnostics and tests).
+    pub fn waiters(&self) -> u32 {
+        self.waiters.load(Ordering::Relaxed)
+    }
+
+    /// The wake sequence, the word waiters block on.
+    pub fn sequence_word(&self) -> &AtomicU32 {
+        &self.seq
+    }
+
+    #[inline]
+    pub(crate) fn add_waiter(&self) {
+        // Saturation cannot happen with fewer than 2^32 threads; wrapping
+        // would only cost spurious wakes, never a lost one.
+        self.waiters.fetch_add(1, Ordering::Relaxed);
+    }
+
+    #[inline]
+    pub(crate) fn remove_waiter(&self) {
+        self.waiters.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Reads the wake sequence (acquire). Between this and testing the
+    /// value, [`fence_before_check`] must run.
+    #[inline]
+    pub(crate) fn sequence(&self) -> u32 {
+        self.seq.load(Ordering::Acquire)
+    }
+}
+
+#[cfg(not(loom))]
+impl Default for WakeState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The fence between reading the wake sequences and testing the values.
+#[inline]
+pub(crate) fn fence_before_check() {
+    fence(Ordering::SeqCst);
+}
+
+/// A registered waiter of one [`WakeState`]; unregisters on drop.
+#[derive(Debug)]
+pub struct Registration<'a> {
+    state: &'a WakeState,
+}
+
+impl Registration<'_> {
+    /// Reads the wake sequence and fences; test the value after this, and
+    /// if the condition does not hold, block while the word (see
+    /// [`word`](Self::word)) still holds the returned sequence.
+    #[inline]
+    pub fn snapshot(&self) -> u32 {
+        let s = self.state.sequence();
+        fence_before_check();
+        s
+    }
+
+    /// The futex word to block on.
+    #[inline]
+    pub fn word(&self) -> &AtomicU32 {
+        &self.state.seq
+    }
+}
+
+impl Drop for Registration<'_> {
+    fn drop(&mut self) {
+        self.state.remove_waiter();
+    }
+}
