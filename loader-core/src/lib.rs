@@ -1,13 +1,34 @@
 //! The AMDGPU code-object loader core: parse, check and load ELF code objects
 //! from untrusted bytes without allocating and without panicking.
 //!
-//! This crate is `no_std` and never allocates in its default build. It will
-//! hold the ELF64 AMDGPU reader, the `NT_AMDGPU_METADATA` MessagePack views,
-//! kernel-descriptor decoding, target IDs, clang offload bundles and the
-//! loader that places segments into caller-provided memory.
+//! This crate is `no_std` and never allocates in its default build.
+//!
+//! # Parsing
+//!
+//! - [`elf::ElfFile`]: the ELF64 view — identification, OS ABI and
+//!   code-object version ([`elf::CodeObjectVersion`]), `e_flags`
+//!   ([`processor::EFlags`]: processor, xnack, sramecc, generic version),
+//!   program and section headers, `.symtab` / `.dynsym`, notes.
+//! - [`note`]: the note iterator and the `NT_AMD*` note types.
+//! - [`msgpack`]: a zero-copy, non-recursive MessagePack reader with depth
+//!   and count limits, and a [`msgpack::Visitor`] walk.
+//! - [`metadata`]: typed views of the v3+ `NT_AMDGPU_METADATA` map and of the
+//!   v2 notes and `amd_kernel_code_t`.
+//! - [`target`]: target IDs (`amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-`),
+//!   and whether a code object can run on an agent ISA (ROCr's rules).
+//! - [`Error`]: the small `Copy` error every function returns: what went
+//!   wrong, and where.
 #![no_std]
 #![deny(unsafe_code)]
 
 #[macro_use]
-#[allow(unused_macros)]
 mod fmt;
+
+pub mod bytes;
+pub mod elf;
+pub mod error;
+pub mod msgpack;
+pub mod note;
+pub mod processor;
+
+pub use error::{Error, ErrorKind, Location, Result};
