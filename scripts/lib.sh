@@ -34,5 +34,6 @@ ensure_packages() {
 # - libhsa-runtime-dev: ROCr 5.2.3's hsa/*.h for the ABI parity tests;
 # - linux-libc-dev: linux/kfd_ioctl.h for the KFD ABI test;
 # - gcc: the C compiler for those probes;
-# - clang-19, lld-19, llvm-19: build and decode real AMDGPU code objects.
-TEST_PACKAGES=(gcc libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19)
+# - clang-19, lld-19, llvm-19: build and decode real AMDGPU code objects;
+# - libamd-comgr-dev: ROCm's amd_comgr, the metadata benchmark's reference.
+TEST_PACKAGES=(gcc libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev)
