@@ -27,6 +27,7 @@ mod fmt;
 pub mod bytes;
 pub mod elf;
 pub mod error;
+pub mod metadata;
 pub mod kernel_descriptor;
 pub mod msgpack;
 pub mod note;
