@@ -7,12 +7,15 @@ use std::io;
 use std::path::PathBuf;
 
 use kfd::topology::{
-    CacheType, FsReader, GfxTargetVersion, HeapType, IoLinkType, MemReader, NodeKind, SysfsFile, SysfsReader,
-    Topology, TopologyErrorKind, ValueProblem,
+    CacheType, FsReader, GfxTargetVersion, HeapType, IoLinkType, MemReader, NodeKind, SysfsFile,
+    SysfsReader, Topology, TopologyErrorKind, ValueProblem,
 };
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name).join("topology")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+        .join("topology")
 }
 
 fn read(name: &str) -> Topology {
@@ -35,7 +38,10 @@ fn cpu_only_machine() {
     assert_eq!(n.properties.max_engine_clk_ccompute, 3200);
     // rocminfo: "Size: 8096068KB" for the CPU's global pool.
     assert_eq!(n.memory_of(HeapType::System), 8_096_068 * 1024);
-    assert_eq!(n.properties.capability, None, "capability is printed for GPU nodes only");
+    assert_eq!(
+        n.properties.capability, None,
+        "capability is printed for GPU nodes only"
+    );
     assert!(n.io_links.is_empty() && n.caches.is_empty());
     assert_eq!(t.gpus().count(), 0);
     assert_eq!(t.numa_node_of(0), Some(0));
@@ -48,9 +54,16 @@ fn apu_machine() {
     assert_eq!(kinds, [NodeKind::Cpu, NodeKind::Gpu]);
     let g = &t.nodes[1];
     assert_eq!(g.name, "renoir");
-    assert_eq!(g.properties.gfx_target().map(|v| v.to_string()).as_deref(), Some("gfx90c"));
+    assert_eq!(
+        g.properties.gfx_target().map(|v| v.to_string()).as_deref(),
+        Some("gfx90c")
+    );
     assert_eq!(g.properties.cu_count(), 8);
-    assert_eq!(g.properties.max_waves_per_simd * g.properties.simd_per_cu, 40, "rocminfo: Max Waves Per CU 40");
+    assert_eq!(
+        g.properties.max_waves_per_simd * g.properties.simd_per_cu,
+        40,
+        "rocminfo: Max Waves Per CU 40"
+    );
     // The UMA carve-out rocminfo shows as a 524288 KB coarse-grained pool.
     assert_eq!(g.memory_of(HeapType::FrameBufferPublic), 512 << 20);
     assert_eq!(t.numa_node_of(1), Some(0));
@@ -76,8 +89,16 @@ fn mi250x_machine() {
         let l2: Vec<_> = g.caches_at(2).collect();
         assert_eq!(l2.len(), 1);
         assert_eq!(l2[0].size_kib, 8192, "rocminfo: L2 8192 KB");
-        assert!(l2[0].cache_type.contains(CacheType::DATA | CacheType::HSACU));
-        assert_eq!(g.caches_at(1).map(|c| c.size_kib).next(), Some(16), "rocminfo: L1 16 KB");
+        assert!(
+            l2[0]
+                .cache_type
+                .contains(CacheType::DATA | CacheType::HSACU)
+        );
+        assert_eq!(
+            g.caches_at(1).map(|c| c.size_kib).next(),
+            Some(16),
+            "rocminfo: L1 16 KB"
+        );
         // One PCIe link to its socket, XGMI to the seven other GCDs.
         assert_eq!(g.io_links_of(IoLinkType::PciExpress).count(), 1);
         let xgmi: Vec<_> = g.io_links_of(IoLinkType::Xgmi).collect();
@@ -92,8 +113,20 @@ fn mi250x_machine() {
         assert_eq!(g.properties.hive_id, t.nodes[2].properties.hive_id);
     }
     let socket0 = &t.nodes[0];
-    assert_eq!(socket0.io_links_of(IoLinkType::HyperTransport).map(|l| (l.node_to, l.weight)).collect::<Vec<_>>(), [(1, 32)]);
-    assert_eq!(socket0.io_links_of(IoLinkType::PciExpress).map(|l| l.node_to).collect::<Vec<_>>(), [2, 3, 4, 5]);
+    assert_eq!(
+        socket0
+            .io_links_of(IoLinkType::HyperTransport)
+            .map(|l| (l.node_to, l.weight))
+            .collect::<Vec<_>>(),
+        [(1, 32)]
+    );
+    assert_eq!(
+        socket0
+            .io_links_of(IoLinkType::PciExpress)
+            .map(|l| l.node_to)
+            .collect::<Vec<_>>(),
+        [2, 3, 4, 5]
+    );
 }
 
 #[test]
@@ -109,12 +142,22 @@ fn mi300x_machine() {
         assert_eq!(p.device_id, 0x74a1);
         // rocminfo: 201310208 KB (192 GiB less the driver's reservation).
         assert_eq!(g.memory_of(HeapType::FrameBufferPublic), 201_310_208 * 1024);
-        assert_eq!(g.caches_at(3).map(|c| c.size_kib).collect::<Vec<_>>(), [262_144]);
+        assert_eq!(
+            g.caches_at(3).map(|c| c.size_kib).collect::<Vec<_>>(),
+            [262_144]
+        );
         let xgmi: Vec<_> = g.io_links_of(IoLinkType::Xgmi).collect();
         assert_eq!(xgmi.len(), 7);
-        assert!(xgmi.iter().all(|l| l.max_bandwidth == 50_000 && l.recommended_sdma_engine_id_mask.is_some()));
+        assert!(
+            xgmi.iter()
+                .all(|l| l.max_bandwidth == 50_000 && l.recommended_sdma_engine_id_mask.is_some())
+        );
         let pcie = g.io_links_of(IoLinkType::PciExpress).next().unwrap();
-        assert_eq!((pcie.min_bandwidth, pcie.max_bandwidth), (312, 64_000), "x1 Gen1 .. x16 Gen5");
+        assert_eq!(
+            (pcie.min_bandwidth, pcie.max_bandwidth),
+            (312, 64_000),
+            "x1 Gen1 .. x16 Gen5"
+        );
         let cap = p.capability.unwrap();
         assert_eq!(cap.doorbell_type(), 2);
         assert_eq!(cap.watch_points_total_bits(), 2);
@@ -132,13 +175,31 @@ fn rdna3_desktop() {
     assert_eq!(p.cu_count(), 96);
     assert_eq!(p.simd_per_cu, 2, "rocminfo: SIMDs per CU 2");
     assert_eq!(p.shader_engines(), 6, "rocminfo: Shader Engines 6");
-    assert_eq!(p.simd_arrays_per_engine, 2, "rocminfo: Shader Arrs. per Eng. 2");
-    assert_eq!(p.max_waves_per_simd * p.simd_per_cu, 32, "rocminfo: Max Waves Per CU 32");
+    assert_eq!(
+        p.simd_arrays_per_engine, 2,
+        "rocminfo: Shader Arrs. per Eng. 2"
+    );
+    assert_eq!(
+        p.max_waves_per_simd * p.simd_per_cu,
+        32,
+        "rocminfo: Max Waves Per CU 32"
+    );
     assert_eq!(p.location_id, 2304, "rocminfo: BDFID 2304");
     assert_eq!((p.pci_bus(), p.pci_device(), p.pci_function()), (9, 0, 0));
-    let sizes: Vec<_> = [1, 2, 3].iter().map(|l| g.caches_at(*l).map(|c| c.size_kib).max()).collect();
-    assert_eq!(sizes, [Some(32), Some(6144), Some(98304)], "rocminfo: L1 32, L2 6144, L3 98304 KB");
-    assert_eq!(g.memory_of(HeapType::FrameBufferPublic) >> 20, 24560, "24560 MiB");
+    let sizes: Vec<_> = [1, 2, 3]
+        .iter()
+        .map(|l| g.caches_at(*l).map(|c| c.size_kib).max())
+        .collect();
+    assert_eq!(
+        sizes,
+        [Some(32), Some(6144), Some(98304)],
+        "rocminfo: L1 32, L2 6144, L3 98304 KB"
+    );
+    assert_eq!(
+        g.memory_of(HeapType::FrameBufferPublic) >> 20,
+        24560,
+        "24560 MiB"
+    );
 }
 
 #[test]
@@ -153,7 +214,12 @@ fn unknown_keys_are_kept_in_order() {
     text.insert_str(0, "link_future 5\n");
     m.insert(link, text);
     let t = Topology::read(&m).unwrap();
-    let extra: Vec<_> = t.nodes[2].properties.extra.iter().map(|p| (p.key.as_str(), p.value.as_str())).collect();
+    let extra: Vec<_> = t.nodes[2]
+        .properties
+        .extra
+        .iter()
+        .map(|p| (p.key.as_str(), p.value.as_str()))
+        .collect();
     assert_eq!(extra, [("capability2", "1"), ("future_key", "77")]);
     assert_eq!(t.nodes[2].io_links[0].extra[0].key, "link_future");
     assert_eq!(t.nodes[2].io_links[0].extra[0].line, 1);
@@ -167,33 +233,78 @@ fn with_file(fixture_name: &str, path: &str, contents: &[u8]) -> kfd::topology::
 
 #[test]
 fn malformed_files_name_file_and_line() {
-    let e = with_file("rdna3-7900xtx", "nodes/1/properties", b"cpu_cores_count 0\nsimd_count x\n");
+    let e = with_file(
+        "rdna3-7900xtx",
+        "nodes/1/properties",
+        b"cpu_cores_count 0\nsimd_count x\n",
+    );
     assert_eq!(e.file, SysfsFile::NodeProperties { node: 1 });
     assert_eq!(
         e.kind,
-        TopologyErrorKind::BadValue { line: 2, key: "simd_count", problem: ValueProblem::NotDecimal }
+        TopologyErrorKind::BadValue {
+            line: 2,
+            key: "simd_count",
+            problem: ValueProblem::NotDecimal
+        }
     );
-    assert_eq!(e.to_string(), "nodes/1/properties: line 2: value of `simd_count` is not an unsigned decimal");
+    assert_eq!(
+        e.to_string(),
+        "nodes/1/properties: line 2: value of `simd_count` is not an unsigned decimal"
+    );
 
     let e = with_file("mi250x", "nodes/3/io_links/2/properties", b"type 99\n");
-    assert_eq!(e.to_string(), "nodes/3/io_links/2/properties: line 1: value of `type` is not a value linux/kfd_sysfs.h defines");
+    assert_eq!(
+        e.to_string(),
+        "nodes/3/io_links/2/properties: line 1: value of `type` is not a value linux/kfd_sysfs.h defines"
+    );
 
-    let e = with_file("mi250x", "nodes/3/mem_banks/0/properties", b"heap_type 1\nsize_in_bytes 1\nflags 0\nwidth 4294967296\nmem_clk_max 1\n");
-    assert_eq!(e.to_string(), "nodes/3/mem_banks/0/properties: line 4: value of `width` does not fit in 32 bits");
+    let e = with_file(
+        "mi250x",
+        "nodes/3/mem_banks/0/properties",
+        b"heap_type 1\nsize_in_bytes 1\nflags 0\nwidth 4294967296\nmem_clk_max 1\n",
+    );
+    assert_eq!(
+        e.to_string(),
+        "nodes/3/mem_banks/0/properties: line 4: value of `width` does not fit in 32 bits"
+    );
 
     let e = with_file("apu-renoir", "nodes/1/caches/0/properties", b"processor_id_low 0\nlevel 1\nsize 16\ncache_line_size 64\ncache_lines_per_tag 1\nassociation 0\nlatency 0\ntype 9\nsibling_map 1,2\n");
-    assert_eq!(e.to_string(), "nodes/1/caches/0/properties: line 9: value of `sibling_map` is not a comma-separated list of 0 and 1");
+    assert_eq!(
+        e.to_string(),
+        "nodes/1/caches/0/properties: line 9: value of `sibling_map` is not a comma-separated list of 0 and 1"
+    );
 
-    let e = with_file("cpu-only", "system_properties", b"platform_oem 1\nplatform_id 2\n");
-    assert_eq!(e.to_string(), "system_properties: missing key `platform_rev`");
+    let e = with_file(
+        "cpu-only",
+        "system_properties",
+        b"platform_oem 1\nplatform_id 2\n",
+    );
+    assert_eq!(
+        e.to_string(),
+        "system_properties: missing key `platform_rev`"
+    );
 
-    let e = with_file("cpu-only", "nodes/0/properties", b"cpu_cores_count 1\ncpu_cores_count 2\n");
-    assert_eq!(e.to_string(), "nodes/0/properties: line 2: key appears twice");
+    let e = with_file(
+        "cpu-only",
+        "nodes/0/properties",
+        b"cpu_cores_count 1\ncpu_cores_count 2\n",
+    );
+    assert_eq!(
+        e.to_string(),
+        "nodes/0/properties: line 2: key appears twice"
+    );
 
     let e = with_file("cpu-only", "generation_id", b"seven\n");
-    assert_eq!(e.to_string(), "generation_id: line 1: not an unsigned 32-bit decimal");
+    assert_eq!(
+        e.to_string(),
+        "generation_id: line 1: not an unsigned 32-bit decimal"
+    );
 
-    let e = with_file("rdna3-7900xtx", "nodes/1/name", b"a name that is far longer than thirty-one bytes\n");
+    let e = with_file(
+        "rdna3-7900xtx",
+        "nodes/1/name",
+        b"a name that is far longer than thirty-one bytes\n",
+    );
     assert_eq!(e.file, SysfsFile::Name { node: 1 });
 }
 
@@ -202,29 +313,53 @@ fn counts_and_numbering_are_checked() {
     // A count pointing past the banks that exist names the missing file.
     let mut m = mem_fixture("rdna3-7900xtx");
     let text = String::from_utf8(m.read("nodes/1/properties").unwrap()).unwrap();
-    m.insert("nodes/1/properties", text.replace("mem_banks_count 1\n", "mem_banks_count 2\n"));
+    m.insert(
+        "nodes/1/properties",
+        text.replace("mem_banks_count 1\n", "mem_banks_count 2\n"),
+    );
     let e = Topology::read(&m).unwrap_err();
     assert_eq!(e.file, SysfsFile::MemBank { node: 1, index: 1 });
     assert_eq!(e.kind, TopologyErrorKind::Io(io::ErrorKind::NotFound));
 
     // A count no machine has is refused before any allocation or read.
     let mut m = mem_fixture("rdna3-7900xtx");
-    m.insert("nodes/1/properties", text.replace("caches_count 5\n", "caches_count 4294967295\n"));
+    m.insert(
+        "nodes/1/properties",
+        text.replace("caches_count 5\n", "caches_count 4294967295\n"),
+    );
     let e = Topology::read(&m).unwrap_err();
-    assert_eq!(e.kind, TopologyErrorKind::TooMany { key: "caches_count" });
+    assert_eq!(
+        e.kind,
+        TopologyErrorKind::TooMany {
+            key: "caches_count"
+        }
+    );
 
     // A hole in the node numbers.
     let mut m = mem_fixture("mi250x");
-    let paths: Vec<String> = m.paths().filter(|p| p.starts_with("nodes/4/")).map(str::to_owned).collect();
+    let paths: Vec<String> = m
+        .paths()
+        .filter(|p| p.starts_with("nodes/4/"))
+        .map(str::to_owned)
+        .collect();
     for p in paths {
         m.remove(&p);
     }
     let e = Topology::read(&m).unwrap_err();
-    assert_eq!((e.file, e.kind), (SysfsFile::NodesDir, TopologyErrorKind::NodeNumbering { missing: 4 }));
+    assert_eq!(
+        (e.file, e.kind),
+        (
+            SysfsFile::NodesDir,
+            TopologyErrorKind::NodeNumbering { missing: 4 }
+        )
+    );
 
     let mut m = mem_fixture("cpu-only");
     m.insert("nodes/zero/gpu_id", b"0\n".to_vec());
-    assert_eq!(Topology::read(&m).unwrap_err().kind, TopologyErrorKind::UnexpectedEntry);
+    assert_eq!(
+        Topology::read(&m).unwrap_err().kind,
+        TopologyErrorKind::UnexpectedEntry
+    );
 }
 
 #[test]
@@ -232,7 +367,11 @@ fn every_truncated_file_is_an_error() {
     // Cut every file of a tree at every length short of its end: each cut
     // must be reported (never a panic, never a silently shorter topology).
     let base = mem_fixture("rdna3-7900xtx");
-    let paths: Vec<String> = base.paths().filter(|p| !p.ends_with(".keep")).map(str::to_owned).collect();
+    let paths: Vec<String> = base
+        .paths()
+        .filter(|p| !p.ends_with(".keep"))
+        .map(str::to_owned)
+        .collect();
     let mut cuts = 0;
     for path in &paths {
         let full = base.read(path).unwrap();
@@ -293,7 +432,13 @@ fn generation_change_during_read_rereads_the_tree() {
     let t = Topology::read(&r).unwrap();
     assert_eq!(t.generation_id, 12);
     assert_eq!(r.generation_reads.get(), 4);
-    assert_eq!(t, Topology { generation_id: 12, ..read("mi250x") });
+    assert_eq!(
+        t,
+        Topology {
+            generation_id: 12,
+            ..read("mi250x")
+        }
+    );
 }
 
 #[test]
@@ -305,7 +450,12 @@ fn generation_that_never_settles_is_an_error() {
         stable_reads: 0,
     };
     let e = Topology::read(&r).unwrap_err();
-    assert_eq!(e.kind, TopologyErrorKind::GenerationUnstable { attempts: kfd::topology::MAX_READ_ATTEMPTS });
+    assert_eq!(
+        e.kind,
+        TopologyErrorKind::GenerationUnstable {
+            attempts: kfd::topology::MAX_READ_ATTEMPTS
+        }
+    );
     assert_eq!(e.file, SysfsFile::GenerationId);
 }
 
@@ -324,10 +474,18 @@ impl SysfsReader for Unplug {
         // The first generation read sees the old tree, every later read the
         // new one; `nodes/` is listed from the old tree until then, so pass 1
         // lists 2 nodes and finds node 1 gone.
-        if n == 0 { self.before.read(path) } else { self.after.read(path) }
+        if n == 0 {
+            self.before.read(path)
+        } else {
+            self.after.read(path)
+        }
     }
     fn list(&self, path: &str) -> io::Result<Vec<String>> {
-        if self.reads.get() <= 2 { self.before.list(path) } else { self.after.list(path) }
+        if self.reads.get() <= 2 {
+            self.before.list(path)
+        } else {
+            self.after.list(path)
+        }
     }
 }
 
@@ -335,15 +493,27 @@ impl SysfsReader for Unplug {
 fn failed_read_during_generation_change_is_retried() {
     let before = mem_fixture("rdna3-7900xtx");
     let mut after = mem_fixture("rdna3-7900xtx");
-    let paths: Vec<String> = after.paths().filter(|p| p.starts_with("nodes/1/")).map(str::to_owned).collect();
+    let paths: Vec<String> = after
+        .paths()
+        .filter(|p| p.starts_with("nodes/1/"))
+        .map(str::to_owned)
+        .collect();
     for p in paths {
         after.remove(&p);
     }
     let text = String::from_utf8(after.read("nodes/0/properties").unwrap()).unwrap();
-    after.insert("nodes/0/properties", text.replace("io_links_count 1\n", "io_links_count 0\n"));
+    after.insert(
+        "nodes/0/properties",
+        text.replace("io_links_count 1\n", "io_links_count 0\n"),
+    );
     after.remove("nodes/0/io_links/0/properties");
     after.insert("generation_id", b"3\n".to_vec());
-    let t = Topology::read(&Unplug { before, after, reads: Cell::new(0) }).unwrap();
+    let t = Topology::read(&Unplug {
+        before,
+        after,
+        reads: Cell::new(0),
+    })
+    .unwrap();
     assert_eq!(t.generation_id, 3);
     assert_eq!(t.nodes.len(), 1);
 }

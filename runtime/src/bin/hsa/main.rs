@@ -6,11 +6,15 @@
 
 use std::process::ExitCode;
 
+mod topology;
+
 const USAGE: &str = "\
 usage: hsa <command> [options]
 
 commands:
   help                 print this help
+  topology [--sysfs DIR] [--json]
+                       print the KFD topology: nodes, memory banks, caches, links
 ";
 
 fn main() -> ExitCode {
@@ -24,6 +28,7 @@ fn main() -> ExitCode {
             print!("{USAGE}");
             Ok(())
         }
+        "topology" => return topology::main(rest),
         other => {
             eprintln!("hsa: unknown command `{other}`\n{USAGE}");
             let _ = rest;
