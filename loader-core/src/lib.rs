@@ -21,9 +21,13 @@
 #![no_std]
 #![deny(unsafe_code)]
 
+#[cfg(feature = "decompress")]
+extern crate alloc;
+
 #[macro_use]
 mod fmt;
 
+pub mod bundle;
 pub mod bytes;
 pub mod elf;
 pub mod error;
