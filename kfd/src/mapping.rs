@@ -1,0 +1,119 @@
+//! Device memory mapped from `/dev/kfd`, owned and unmapped on drop
+//! (the pattern of kvm-ioctls' `KvmRunWrapper`).
+
+#![allow(unsafe_code)]
+
+use core::num::NonZeroUsize;
+use core::ptr::NonNull;
+use std::sync::Arc;
+
+use crate::device::{KfdDevice, RealDevice};
+use crate::ioctl::consts::KFD_SIGNAL_EVENT_LIMIT;
+
+/// A shared mapping of device memory; unmapped when dropped.
+///
+/// It hands out raw pointers only: the device reads and writes this memory
+/// behind our back, so accesses go through volatile or atomic operations,
+/// never through references.
+#[derive(Debug)]
+pub struct Mapping<D: KfdDevice = RealDevice> {
+    ptr: NonNull<u8>,
+    len: NonZeroUsize,
+    device: Arc<D>,
+}
+
+// SAFETY: the mapping is plain shared memory of the device; the raw pointer
+// is only handed out, never dereferenced here, and `D` is `Send + Sync`.
+unsafe impl<D: KfdDevice> Send for Mapping<D> {}
+// SAFETY: as above; `&Mapping` only exposes the address and length.
+unsafe impl<D: KfdDevice> Sync for Mapping<D> {}
+
+impl<D: KfdDevice> Mapping<D> {
+    /// Takes ownership of a region `device.mmap` returned.
+    pub(crate) fn new(ptr: NonNull<u8>, len: NonZeroUsize, device: Arc<D>) -> Self {
+        Self { ptr, len, device }
+    }
+
+    /// Start of the mapping.
+    pub fn as_ptr(&self) -> NonNull<u8> {
+        self.ptr
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.len.get()
+    }
+
+    /// Always `false`: mappings are never empty.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+impl<D: KfdDevice> Drop for Mapping<D> {
+    fn drop(&mut self) {
+        // SAFETY: `ptr`/`len` came from `device.mmap` and this owner is the
+        // only one; after drop nothing can reach the region.
+        let result = unsafe { self.device.munmap(self.ptr, self.len) };
+        // munmap of a region we own fails only if the kernel is out of
+        // memory to split VMAs; nothing useful can be done in drop.
+        let _ = result;
+    }
+}
+
+/// A queue's doorbell page, mapped from the `doorbell_offset` that
+/// `AMDKFD_IOC_CREATE_QUEUE` returned.
+#[derive(Debug)]
+pub struct DoorbellPage<D: KfdDevice = RealDevice> {
+    pub(crate) mapping: Mapping<D>,
+    pub(crate) offset_in_page: usize,
+}
+
+impl<D: KfdDevice> DoorbellPage<D> {
+    /// The whole mapped doorbell region.
+    pub fn mapping(&self) -> &Mapping<D> {
+        &self.mapping
+    }
+
+    /// The queue's doorbell: a 64-bit MMIO register, to be written with a
+    /// volatile store (for example through the `volatile` crate).
+    pub fn doorbell(&self) -> NonNull<u64> {
+        // SAFETY: `offset_in_page` was checked to lie 8 bytes inside the
+        // mapping, at 8-byte alignment, when the page was mapped.
+        unsafe { self.mapping.ptr.add(self.offset_in_page) }.cast::<u64>()
+    }
+
+    /// Offset of the queue's doorbell inside the page.
+    pub fn offset_in_page(&self) -> usize {
+        self.offset_in_page
+    }
+}
+
+/// Size of the event page: `KFD_SIGNAL_EVENT_LIMIT` 64-bit slots.
+pub const EVENT_PAGE_SIZE: usize = KFD_SIGNAL_EVENT_LIMIT as usize * 8;
+
+/// The signal-event page (`KFD_SIGNAL_EVENT_LIMIT` 64-bit slots), mapped
+/// from the `event_page_offset` of the first signal event.
+#[derive(Debug)]
+pub struct EventPage<D: KfdDevice = RealDevice> {
+    pub(crate) mapping: Mapping<D>,
+}
+
+impl<D: KfdDevice> EventPage<D> {
+    /// The whole mapping.
+    pub fn mapping(&self) -> &Mapping<D> {
+        &self.mapping
+    }
+
+    /// The 64-bit slot of an event (`event_slot_index` from
+    /// `AMDKFD_IOC_CREATE_EVENT`); `None` past `KFD_SIGNAL_EVENT_LIMIT`.
+    pub fn slot(&self, event_slot_index: u32) -> Option<NonNull<u64>> {
+        if event_slot_index >= KFD_SIGNAL_EVENT_LIMIT {
+            return None;
+        }
+        let offset = usize::try_from(event_slot_index).ok()?.checked_mul(8)?;
+        // SAFETY: the index is below the slot count, so the 8 bytes at
+        // `offset` lie inside the `EVENT_PAGE_SIZE`-byte mapping.
+        Some(unsafe { self.mapping.ptr.add(offset) }.cast::<u64>())
+    }
+}
