@@ -36,5 +36,6 @@ pub mod kernel_descriptor;
 pub mod msgpack;
 pub mod note;
 pub mod processor;
+pub mod target;
 
 pub use error::{Error, ErrorKind, Location, Result};
