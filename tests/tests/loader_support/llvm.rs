@@ -321,12 +321,16 @@ fn unescape_double_quoted(s: &str) -> Result<String, String> {
 }
 
 /// One `.amdhsa_kernel NAME` block of `llvm-objdump-19`: the directives in
-/// printed order.
+/// printed order; or the `; error decoding NAME.kd: why` line it prints
+/// instead when it rejects the descriptor.
 #[derive(Clone, Debug)]
 pub struct ObjdumpKernel {
-    /// The kernel name after `.amdhsa_kernel`.
+    /// The kernel name after `.amdhsa_kernel` (without `.kd`).
     pub name: String,
-    /// `(.amdhsa_ directive, value)` as printed.
+    /// Why objdump refused to decode the descriptor, if it did.
+    pub error: Option<String>,
+    /// `(.amdhsa_ directive, value)` as printed; fields printed as comments
+    /// are named `; NAME`.
     pub directives: Vec<(String, i128)>,
 }
 
@@ -367,12 +371,29 @@ pub fn parse_objdump_kernels(text: &str) -> Result<Vec<ObjdumpKernel>, String> {
     let mut current: Option<ObjdumpKernel> = None;
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
-        if let Some(name) = line.strip_prefix(".amdhsa_kernel ") {
+        if let Some(rest) = line.strip_prefix("; error decoding ") {
+            if current.is_some() {
+                return Err(format!(
+                    "objdump line {}: error inside .amdhsa_kernel",
+                    n + 1
+                ));
+            }
+            let (symbol, why) = rest
+                .split_once(": ")
+                .ok_or_else(|| format!("objdump line {}: `{line}` names no symbol", n + 1))?;
+            let name = symbol.strip_suffix(".kd").unwrap_or(symbol);
+            kernels.push(ObjdumpKernel {
+                name: name.to_owned(),
+                error: Some(why.to_owned()),
+                directives: Vec::new(),
+            });
+        } else if let Some(name) = line.strip_prefix(".amdhsa_kernel ") {
             if current.is_some() {
                 return Err(format!("objdump line {}: nested .amdhsa_kernel", n + 1));
             }
             current = Some(ObjdumpKernel {
                 name: name.trim().to_owned(),
+                error: None,
                 directives: Vec::new(),
             });
         } else if line == ".end_amdhsa_kernel" {
@@ -382,9 +403,16 @@ pub fn parse_objdump_kernels(text: &str) -> Result<Vec<ObjdumpKernel>, String> {
                     .ok_or_else(|| format!("objdump line {}: stray .end_amdhsa_kernel", n + 1))?,
             );
         } else if let Some(k) = current.as_mut() {
-            if line.is_empty() || line.starts_with(';') {
+            if line.is_empty() {
                 continue;
             }
+            // Fields without a directive are printed as `; NAME value`
+            // comments; anything else after `;` (e.g. `; error decoding`) is
+            // an error of the oracle, not something to skip.
+            let (line, comment) = match line.strip_prefix("; ") {
+                Some(rest) => (rest, true),
+                None => (line, false),
+            };
             let (name, value) = line.split_once(char::is_whitespace).ok_or_else(|| {
                 format!("objdump line {}: `{line}` is not `.directive value`", n + 1)
             })?;
@@ -395,7 +423,12 @@ pub fn parse_objdump_kernels(text: &str) -> Result<Vec<ObjdumpKernel>, String> {
                 value.parse()
             }
             .map_err(|_| format!("objdump line {}: `{value}` is not an integer", n + 1))?;
-            k.directives.push((name.to_owned(), value));
+            let name = if comment {
+                format!("; {name}")
+            } else {
+                name.to_owned()
+            };
+            k.directives.push((name, value));
         }
     }
     if let Some(k) = current {
