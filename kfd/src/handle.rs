@@ -1004,9 +1004,10 @@ impl<D: KfdDevice> Kfd<D> {
         // The header and the attribute array must be one allocation: the
         // driver reads `nattr` pairs right after the header. `u64` words
         // give the header its alignment; the length is the caller's slice.
+        // One `u64` word per 8-byte attribute pair.
+        const _: () = assert!(core::mem::size_of::<raw::SvmAttribute>() == 8);
         let words = attrs
             .len()
-            .div_ceil(2)
             .checked_add(HEADER_WORDS)
             .ok_or(Error::TooLong {
                 ioctl: name,

@@ -1,0 +1,425 @@
+//! Every wrapper on a descriptor the kernel refuses ioctls on returns
+//! `EBADF` with the right ioctl name, and opening `/dev/kfd` on a machine
+//! without the driver gives the typed "no device" error.
+//!
+//! The handle is built over an `O_PATH` descriptor: a real, open, owned
+//! file descriptor on which `ioctl(2)` and `mmap(2)` fail with `EBADF`
+//! before the kernel looks at the argument (open(2), "O_PATH"). So no
+//! undefined behaviour is possible, and no `OwnedFd` invariant is broken.
+
+use std::collections::BTreeSet;
+use std::os::fd::{AsFd, OwnedFd};
+
+use kfd::ioctl::raw;
+use kfd::ioctl::*;
+use kfd::{Error, EventDesc, Kfd, QueueDesc};
+use rustix::fs::{Mode, OFlags};
+use rustix::io::Errno;
+
+fn o_path_fd() -> OwnedFd {
+    rustix::fs::open("/", OFlags::PATH | OFlags::CLOEXEC, Mode::empty())
+        .expect("open / with O_PATH")
+}
+
+/// Asserts `r` is the `EBADF` failure of `ioctl` (optionally a sub-operation)
+/// and records the ioctl as covered.
+fn expect_ebadf<T: std::fmt::Debug>(
+    covered: &mut BTreeSet<&'static str>,
+    ioctl: &'static str,
+    op: Option<&'static str>,
+    r: kfd::Result<T>,
+) {
+    match r {
+        Err(Error::Ioctl {
+            ioctl: name,
+            op: got_op,
+            errno,
+        }) => {
+            assert_eq!(name, ioctl);
+            assert_eq!(got_op, op, "{ioctl}");
+            assert_eq!(errno, Errno::BADF, "{ioctl}");
+            let msg = Error::Ioctl {
+                ioctl: name,
+                op: got_op,
+                errno,
+            }
+            .to_string();
+            assert!(
+                msg.starts_with(ioctl) && msg.ends_with("failed: EBADF"),
+                "{msg}"
+            );
+            covered.insert(name);
+        }
+        other => panic!("{ioctl}: expected EBADF, got {other:?}"),
+    }
+}
+
+#[test]
+fn opening_without_the_driver_is_a_typed_no_device_error() {
+    // This machine has no AMD GPU and no /dev/kfd.
+    assert!(
+        !std::path::Path::new(kfd::KFD_DEVICE_PATH).exists(),
+        "this test expects a machine without /dev/kfd"
+    );
+    let err = Kfd::open().expect_err("no /dev/kfd here");
+    assert_eq!(
+        err,
+        Error::NoDevice {
+            errno: Errno::NOENT
+        }
+    );
+    let msg = err.to_string();
+    assert!(
+        msg.contains("/dev/kfd") && msg.contains("amdgpu") && msg.contains("no AMD GPU"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn checked_constructor_reports_get_version_failure() {
+    let err = Kfd::from_fd(o_path_fd()).expect_err("O_PATH fd has no driver");
+    assert_eq!(
+        err,
+        Error::Ioctl {
+            ioctl: "AMDKFD_IOC_GET_VERSION",
+            op: None,
+            errno: Errno::BADF
+        }
+    );
+    assert_eq!(err.to_string(), "AMDKFD_IOC_GET_VERSION failed: EBADF");
+}
+
+#[test]
+fn every_wrapper_returns_ebadf_with_its_ioctl_name() {
+    let kfd = Kfd::from_fd_unchecked(o_path_fd());
+    let other = o_path_fd();
+    let c = &mut BTreeSet::new();
+    let gpu = 0x1002;
+
+    expect_ebadf(c, "AMDKFD_IOC_GET_VERSION", None, kfd.get_version());
+
+    // Real, live buffers for the addresses, though the kernel never reaches them.
+    let mut ring = vec![0u64; 512];
+    let mut ptrs = [0u64; 2];
+    let desc = QueueDesc {
+        gpu_id: gpu,
+        queue_type: QueueType::ComputeAql,
+        percentage: QueuePercentage::FULL,
+        priority: QueuePriority::NORMAL,
+        ring_base_address: ring.as_mut_ptr() as u64,
+        ring_size: 4096,
+        write_pointer_address: core::ptr::from_mut(&mut ptrs[0]) as u64,
+        read_pointer_address: core::ptr::from_mut(&mut ptrs[1]) as u64,
+        eop_buffer_address: 0,
+        eop_buffer_size: 0,
+        ctx_save_restore_address: 0,
+        ctx_save_restore_size: 0,
+        ctl_stack_size: 0,
+        sdma_engine_id: 0,
+    };
+    // SAFETY: the descriptor is O_PATH, so the kernel fails the call with
+    // EBADF before any queue exists; the buffers outlive the call anyway.
+    expect_ebadf(c, "AMDKFD_IOC_CREATE_QUEUE", None, unsafe {
+        kfd.create_queue(&desc)
+    });
+    expect_ebadf(c, "AMDKFD_IOC_DESTROY_QUEUE", None, kfd.destroy_queue(1));
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_SET_MEMORY_POLICY",
+        None,
+        kfd.set_memory_policy(
+            gpu,
+            CachePolicy::Coherent,
+            CachePolicy::NonCoherent,
+            0,
+            0,
+            ProcessFlags::MFMA_HIGH_PRECISION,
+        ),
+    );
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_GET_CLOCK_COUNTERS",
+        None,
+        kfd.get_clock_counters(gpu),
+    );
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_GET_PROCESS_APERTURES",
+        None,
+        kfd.get_process_apertures(),
+    );
+    // SAFETY: as for create_queue.
+    let r = unsafe {
+        kfd.update_queue(
+            1,
+            ring.as_mut_ptr() as u64,
+            4096,
+            QueuePercentage::FULL,
+            QueuePriority::MAX,
+        )
+    };
+    expect_ebadf(c, "AMDKFD_IOC_UPDATE_QUEUE", None, r);
+    let ev = EventDesc {
+        event_type: EventType::Signal,
+        auto_reset: true,
+        node_id: 0,
+        event_page_handle: None,
+    };
+    expect_ebadf(c, "AMDKFD_IOC_CREATE_EVENT", None, kfd.create_event(&ev));
+    expect_ebadf(c, "AMDKFD_IOC_DESTROY_EVENT", None, kfd.destroy_event(1));
+    expect_ebadf(c, "AMDKFD_IOC_SET_EVENT", None, kfd.set_event(1));
+    expect_ebadf(c, "AMDKFD_IOC_RESET_EVENT", None, kfd.reset_event(1));
+    let mut events = [raw::EventData::new(1), raw::EventData::new(2)];
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_WAIT_EVENTS",
+        None,
+        kfd.wait_events(&mut events, false, 10),
+    );
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_SET_SCRATCH_BACKING_VA",
+        None,
+        kfd.set_scratch_backing_va(gpu, 0x1000_0000),
+    );
+    let (mut tiles, mut macro_tiles) = ([0u32; 32], [0u32; 16]);
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_GET_TILE_CONFIG",
+        None,
+        kfd.get_tile_config(gpu, &mut tiles, &mut macro_tiles),
+    );
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_SET_TRAP_HANDLER",
+        None,
+        kfd.set_trap_handler(gpu, 0x1000, 0x2000),
+    );
+    let mut apertures = [raw::ProcessDeviceApertures::default(); 4];
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_GET_PROCESS_APERTURES_NEW",
+        None,
+        kfd.get_process_apertures_new(&mut apertures),
+    );
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_GET_PROCESS_APERTURES_NEW",
+        None,
+        kfd.process_apertures(),
+    );
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_ACQUIRE_VM",
+        None,
+        kfd.acquire_vm(other.as_fd(), gpu),
+    );
+    let flags = AllocMemFlags::VRAM | AllocMemFlags::WRITABLE | AllocMemFlags::CONTIGUOUS;
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_ALLOC_MEMORY_OF_GPU",
+        None,
+        kfd.alloc_memory_of_gpu(gpu, 0x10_0000, 4096, flags),
+    );
+    let mut host = vec![0u8; 4096];
+    let host_ptr = core::ptr::NonNull::new(host.as_mut_ptr()).expect("vec pointer");
+    // SAFETY: O_PATH descriptor: nothing is mapped for the GPU; `host` lives on anyway.
+    let r = unsafe {
+        kfd.alloc_userptr_memory_of_gpu(gpu, 0x20_0000, host_ptr, 4096, AllocMemFlags::WRITABLE)
+    };
+    expect_ebadf(c, "AMDKFD_IOC_ALLOC_MEMORY_OF_GPU", None, r);
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_FREE_MEMORY_OF_GPU",
+        None,
+        kfd.free_memory_of_gpu(7),
+    );
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_MAP_MEMORY_TO_GPU",
+        None,
+        kfd.map_memory_to_gpu(7, &[gpu, gpu + 1]),
+    );
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU",
+        None,
+        kfd.unmap_memory_from_gpu(7, &[gpu]),
+    );
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_SET_CU_MASK",
+        None,
+        kfd.set_cu_mask(1, &[u32::MAX, 0xff]),
+    );
+    let mut ctl_stack = vec![0u8; 4096];
+    // SAFETY: O_PATH descriptor: nothing is copied; the buffer is large anyway.
+    let r = unsafe { kfd.get_queue_wave_state(1, &mut ctl_stack) };
+    expect_ebadf(c, "AMDKFD_IOC_GET_QUEUE_WAVE_STATE", None, r);
+    let mut metadata = [0u8; 64];
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_GET_DMABUF_INFO",
+        None,
+        kfd.get_dmabuf_info(other.as_fd(), &mut metadata),
+    );
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_IMPORT_DMABUF",
+        None,
+        kfd.import_dmabuf(other.as_fd(), gpu, 0x30_0000),
+    );
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_ALLOC_QUEUE_GWS",
+        None,
+        kfd.alloc_queue_gws(1, 1),
+    );
+    expect_ebadf(c, "AMDKFD_IOC_SMI_EVENTS", None, kfd.smi_events(gpu));
+    let attrs = [
+        raw::SvmAttribute::new(SvmAttrType::PreferredLoc, gpu),
+        raw::SvmAttribute::new(SvmAttrType::SetFlags, SvmFlags::COHERENT.bits()),
+        raw::SvmAttribute::new(SvmAttrType::Granularity, 9),
+    ];
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_SVM",
+        Some("KFD_IOCTL_SVM_OP_SET_ATTR"),
+        kfd.svm_set_attr(0x40_0000, 0x1000, &attrs),
+    );
+    let mut query = [raw::SvmAttribute::new(SvmAttrType::Access, gpu)];
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_SVM",
+        Some("KFD_IOCTL_SVM_OP_GET_ATTR"),
+        kfd.svm_get_attr(0x40_0000, 0x1000, &mut query),
+    );
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_SET_XNACK_MODE",
+        None,
+        kfd.set_xnack_mode(XnackMode::Enabled),
+    );
+    expect_ebadf(c, "AMDKFD_IOC_SET_XNACK_MODE", None, kfd.xnack_mode());
+    let crit = "AMDKFD_IOC_CRIU_OP";
+    expect_ebadf(
+        c,
+        crit,
+        Some("KFD_CRIU_OP_PROCESS_INFO"),
+        kfd.criu_process_info(),
+    );
+    let mut devices = [raw::CriuDeviceBucket::default(); 2];
+    let mut bos = [raw::CriuBoBucket::default(); 3];
+    let mut priv_data = vec![0u8; 256];
+    let r = kfd.criu_checkpoint(&mut devices, &mut bos, &mut priv_data, 4);
+    expect_ebadf(c, crit, Some("KFD_CRIU_OP_CHECKPOINT"), r);
+    expect_ebadf(c, crit, Some("KFD_CRIU_OP_UNPAUSE"), kfd.criu_unpause());
+    let r = kfd.criu_restore(&mut devices, &mut bos, &mut priv_data, 4);
+    expect_ebadf(c, crit, Some("KFD_CRIU_OP_RESTORE"), r);
+    expect_ebadf(c, crit, Some("KFD_CRIU_OP_RESUME"), kfd.criu_resume(1234));
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_AVAILABLE_MEMORY",
+        None,
+        kfd.available_memory(gpu),
+    );
+    expect_ebadf(c, "AMDKFD_IOC_EXPORT_DMABUF", None, kfd.export_dmabuf(7));
+    let r_debug = 0x7000_0000;
+    expect_ebadf(
+        c,
+        "AMDKFD_IOC_RUNTIME_ENABLE",
+        None,
+        kfd.runtime_enable(r_debug, RuntimeEnableMode::ENABLE),
+    );
+
+    let dbg = "AMDKFD_IOC_DBG_TRAP";
+    let pid = std::process::id();
+    let mut rinfo = raw::RuntimeInfo::default();
+    let r = kfd.dbg_trap_enable(pid, u64::MAX, other.as_fd(), &mut rinfo);
+    expect_ebadf(c, dbg, Some("KFD_IOC_DBG_TRAP_ENABLE"), r);
+    expect_ebadf(
+        c,
+        dbg,
+        Some("KFD_IOC_DBG_TRAP_DISABLE"),
+        kfd.dbg_trap_disable(pid),
+    );
+    let r = kfd.dbg_trap_send_runtime_event(pid, ExceptionCode::ProcessRuntime.mask(), gpu, 0);
+    expect_ebadf(c, dbg, Some("KFD_IOC_DBG_TRAP_SEND_RUNTIME_EVENT"), r);
+    let r = kfd.dbg_trap_set_exceptions_enabled(pid, consts::KFD_EC_MASK_QUEUE);
+    expect_ebadf(c, dbg, Some("KFD_IOC_DBG_TRAP_SET_EXCEPTIONS_ENABLED"), r);
+    let r = kfd.dbg_trap_set_wave_launch_override(
+        pid,
+        WaveLaunchOverrideMode::Or,
+        DbgTrapMask::FP_INVALID,
+        DbgTrapMask::all(),
+    );
+    expect_ebadf(c, dbg, Some("KFD_IOC_DBG_TRAP_SET_WAVE_LAUNCH_OVERRIDE"), r);
+    let r = kfd.dbg_trap_set_wave_launch_mode(pid, WaveLaunchMode::Halt);
+    expect_ebadf(c, dbg, Some("KFD_IOC_DBG_TRAP_SET_WAVE_LAUNCH_MODE"), r);
+    let mut queue_ids = [1u32, 2, 3];
+    let r = kfd.dbg_trap_suspend_queues(pid, &mut queue_ids, 100, 0);
+    expect_ebadf(c, dbg, Some("KFD_IOC_DBG_TRAP_SUSPEND_QUEUES"), r);
+    let r = kfd.dbg_trap_resume_queues(pid, &mut queue_ids);
+    expect_ebadf(c, dbg, Some("KFD_IOC_DBG_TRAP_RESUME_QUEUES"), r);
+    let r = kfd.dbg_trap_set_node_address_watch(pid, gpu, 0x5000, 0xfff, AddressWatchMode::All);
+    expect_ebadf(c, dbg, Some("KFD_IOC_DBG_TRAP_SET_NODE_ADDRESS_WATCH"), r);
+    let r = kfd.dbg_trap_clear_node_address_watch(pid, gpu, 0);
+    expect_ebadf(c, dbg, Some("KFD_IOC_DBG_TRAP_CLEAR_NODE_ADDRESS_WATCH"), r);
+    let r = kfd.dbg_trap_set_flags(pid, DbgTrapFlags::SINGLE_MEM_OP);
+    expect_ebadf(c, dbg, Some("KFD_IOC_DBG_TRAP_SET_FLAGS"), r);
+    let r = kfd.dbg_trap_query_debug_event(pid, 0);
+    expect_ebadf(c, dbg, Some("KFD_IOC_DBG_TRAP_QUERY_DEBUG_EVENT"), r);
+    let mut info = [0u8; 64];
+    let r = kfd.dbg_trap_query_exception_info(
+        pid,
+        gpu,
+        ExceptionCode::DeviceMemoryViolation,
+        false,
+        &mut info,
+    );
+    expect_ebadf(c, dbg, Some("KFD_IOC_DBG_TRAP_QUERY_EXCEPTION_INFO"), r);
+    let mut queues = [raw::QueueSnapshotEntry::default(); 4];
+    let r = kfd.dbg_trap_get_queue_snapshot(pid, 0, &mut queues);
+    expect_ebadf(c, dbg, Some("KFD_IOC_DBG_TRAP_GET_QUEUE_SNAPSHOT"), r);
+    let mut devs = [raw::DbgDeviceInfoEntry::default(); 2];
+    let r = kfd.dbg_trap_get_device_snapshot(pid, 0, &mut devs);
+    expect_ebadf(c, dbg, Some("KFD_IOC_DBG_TRAP_GET_DEVICE_SNAPSHOT"), r);
+
+    // Every descriptor in the table was exercised by at least one wrapper.
+    let all: BTreeSet<&str> = ALL_IOCTLS.iter().map(|i| i.name).collect();
+    assert_eq!(
+        *c,
+        all,
+        "wrappers not exercised: {:?}",
+        all.difference(c).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn mappings_on_a_bad_fd_fail_with_ebadf() {
+    let kfd = Kfd::from_fd_unchecked(o_path_fd());
+    let err = kfd
+        .map_doorbell_page(0x1_0000_0008, 8192)
+        .expect_err("O_PATH fd cannot be mapped");
+    assert_eq!(
+        err,
+        Error::Mmap {
+            what: "doorbell page",
+            errno: Errno::BADF
+        }
+    );
+    let err = kfd
+        .map_event_page(0x2_0000_0000)
+        .expect_err("O_PATH fd cannot be mapped");
+    assert_eq!(
+        err,
+        Error::Mmap {
+            what: "event page",
+            errno: Errno::BADF
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "mapping the event page of /dev/kfd failed: EBADF"
+    );
+}
