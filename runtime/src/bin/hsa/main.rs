@@ -6,6 +6,7 @@
 
 use std::process::ExitCode;
 
+mod inspect;
 mod topology;
 
 const USAGE: &str = "\
@@ -13,6 +14,9 @@ usage: hsa <command> [options]
 
 commands:
   help                 print this help
+  inspect FILE [--json]
+                       what a code object, offload bundle or HIP binary holds:
+                       targets, kernels, arguments, resources, descriptors
   topology [--sysfs DIR] [--json]
                        print the KFD topology: nodes, memory banks, caches, links
 ";
@@ -29,6 +33,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         "topology" => return topology::main(rest),
+        "inspect" => return inspect::main(rest),
         other => {
             eprintln!("hsa: unknown command `{other}`\n{USAGE}");
             let _ = rest;
