@@ -3,7 +3,7 @@
 //! [`ElfFile::parse`] checks the identification (`ELFCLASS64`,
 //! `ELFDATA2LSB`, an AMDGPU OS ABI), `e_machine == EM_AMDGPU`, and that the
 //! program and section header tables lie inside the input; everything else
-//! is read lazily and every accessor returns a [`Result`](crate::Result), so a
+//! is read lazily and every accessor returns a [`crate::Result`], so a
 //! malformed table entry is reported when (and only when) it is used.
 //! Layouts are the System V gABI's (`Elf64_Ehdr`, `Elf64_Phdr`,
 //! `Elf64_Shdr`, `Elf64_Sym`, `Elf64_Rela`, `Elf64_Dyn`) with the AMDGPU

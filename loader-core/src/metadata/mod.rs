@@ -20,7 +20,7 @@
 //!
 //! For tools that want the map exactly as written (e.g. JSON output with the
 //! MessagePack keys), [`Metadata::map`] gives the raw map for
-//! [`msgpack::walk`](crate::msgpack::walk)-style visiting.
+//! [`crate::msgpack::walk`]-style visiting.
 
 mod kernel;
 pub mod v2;
