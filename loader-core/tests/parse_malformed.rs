@@ -595,3 +595,82 @@ fn every_single_byte_corruption_is_handled() {
         }
     }
 }
+
+/// Code object v2 notes (which clang-19 no longer emits) are built by hand
+/// and decoded both by us and by llvm-readelf-19; every decoded value must
+/// appear in LLVM's rendering.
+#[test]
+fn v2_notes_match_llvm_readelf() {
+    use loader_core::metadata::v2::V2Note;
+    let mut isa = Vec::new();
+    for v in [4u16, 7] {
+        isa.extend_from_slice(&v.to_le_bytes());
+    }
+    for v in [9u32, 0, 6] {
+        isa.extend_from_slice(&v.to_le_bytes());
+    }
+    isa.extend_from_slice(b"AMD\0AMDGPU\0");
+    let mut hsail = Vec::new();
+    hsail.extend_from_slice(&1u32.to_le_bytes());
+    hsail.extend_from_slice(&0u32.to_le_bytes());
+    hsail.extend_from_slice(&[1, 1, 3, 0]);
+    let data = [
+        note(b"AMD\0", 1, &[2, 0, 0, 0, 1, 0, 0, 0], 4),
+        note(b"AMD\0", 3, &isa, 4),
+        note(b"AMD\0", 11, b"amdgcn-amd-amdhsa--gfx906\0", 4),
+        note(b"AMD\0", 10, b"---\nVersion: [ 1, 0 ]\n...\n\0", 4),
+        note(b"AMD\0", 2, &hsail, 4),
+    ]
+    .concat();
+    let mut blob = Blob::new().section(".note", elf::SHT_NOTE, data, 0, 0);
+    blob.abi_version = 0; // v2
+    blob.e_flags = 0x2f;
+    let b = blob.build();
+    let path = std::env::temp_dir().join(format!("loader-parse-v2notes-{}.o", std::process::id()));
+    std::fs::write(&path, &b.bytes).unwrap();
+    let out = std::process::Command::new("llvm-readelf-19")
+        .arg("--notes")
+        .arg(&path)
+        .output()
+        .expect("llvm-readelf-19");
+    assert!(out.status.success());
+    let llvm = String::from_utf8(out.stdout).unwrap();
+
+    let f = ElfFile::parse(&b.bytes).unwrap();
+    assert_eq!(f.code_object_version().unwrap(), elf::CodeObjectVersion::V2);
+    let mut seen = 0;
+    for n in f.notes() {
+        let expect = match V2Note::decode(&n.unwrap()).unwrap().unwrap() {
+            V2Note::CodeObjectVersion { major, minor } => {
+                format!("[Major: {major}, Minor: {minor}]")
+            }
+            V2Note::IsaVersion {
+                vendor,
+                architecture,
+                major,
+                minor,
+                stepping,
+            } => format!(
+                "[Vendor: {vendor}, Architecture: {architecture}, Major: {major}, Minor: {minor}, Stepping: {stepping}]"
+            ),
+            V2Note::IsaName(s) => s.to_owned(),
+            V2Note::RuntimeMetadata(s) => s.to_owned(),
+            V2Note::Hsail {
+                major,
+                minor,
+                profile,
+                machine_model,
+                default_float_round,
+            } => format!(
+                "[HSAIL Major: {major}, HSAIL Minor: {minor}, Profile: {profile}, Machine Model: {machine_model}, Default Float Round: {default_float_round}]"
+            ),
+            other => panic!("unexpected {other:?}"),
+        };
+        assert!(
+            llvm.contains(&expect),
+            "{expect:?} not in llvm-readelf output:\n{llvm}"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, 5);
+}
