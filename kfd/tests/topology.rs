@@ -517,3 +517,77 @@ fn failed_read_during_generation_change_is_retried() {
     assert_eq!(t.generation_id, 3);
     assert_eq!(t.nodes.len(), 1);
 }
+
+/// The kernel answers `EPERM` for the files of a GPU outside the caller's
+/// device cgroup (`kfd_devcgroup_check_permission`).
+struct Cgroup {
+    inner: MemReader,
+    hidden: &'static str,
+}
+
+impl SysfsReader for Cgroup {
+    fn read(&self, path: &str) -> io::Result<Vec<u8>> {
+        if path.starts_with(self.hidden) {
+            return Err(io::ErrorKind::PermissionDenied.into());
+        }
+        self.inner.read(path)
+    }
+    fn list(&self, path: &str) -> io::Result<Vec<String>> {
+        self.inner.list(path)
+    }
+}
+
+#[test]
+fn gpus_outside_the_device_cgroup_are_listed_as_inaccessible() {
+    let t = Topology::read(&Cgroup {
+        inner: mem_fixture("mi300x"),
+        hidden: "nodes/3/",
+    })
+    .unwrap();
+    assert_eq!(t.inaccessible, [3]);
+    let ids: Vec<u32> = t.nodes.iter().map(|n| n.id).collect();
+    assert_eq!(ids, [0, 1, 2, 4, 5, 6, 7, 8, 9]);
+    assert_eq!(t.node(4).map(|n| n.name.as_str()), Some("ip discovery"));
+    assert!(t.node(3).is_none());
+    // A refusal on any other file is an error naming it.
+    let e = Topology::read(&Cgroup {
+        inner: mem_fixture("mi300x"),
+        hidden: "system_properties",
+    })
+    .unwrap_err();
+    assert_eq!(
+        (e.file, e.kind),
+        (
+            SysfsFile::SystemProperties,
+            TopologyErrorKind::Io(io::ErrorKind::PermissionDenied)
+        )
+    );
+}
+
+#[test]
+fn p2p_links_are_read_when_counted() {
+    let mut m = mem_fixture("rdna3-7900xtx");
+    let text = String::from_utf8(m.read("nodes/1/properties").unwrap()).unwrap();
+    m.insert(
+        "nodes/1/properties",
+        text.replace("p2p_links_count 0\n", "p2p_links_count 1\n"),
+    );
+    m.insert(
+        "nodes/1/p2p_links/0/properties",
+        b"type 2\nversion_major 0\nversion_minor 0\nnode_from 1\nnode_to 0\nweight 20\nmin_latency 0\nmax_latency 0\nmin_bandwidth 312\nmax_bandwidth 32000\nrecommended_transfer_size 0\nflags 3\n".to_vec(),
+    );
+    let t = Topology::read(&m).unwrap();
+    let l = &t.nodes[1].p2p_links[0];
+    assert_eq!(
+        (l.link_type, l.node_to, l.max_bandwidth),
+        (IoLinkType::PciExpress, 0, 32000)
+    );
+    assert!(l.flags.contains(kfd::topology::IoLinkFlags::NON_COHERENT));
+    // Counted but absent: the error names the missing file.
+    m.remove("nodes/1/p2p_links/0/properties");
+    let e = Topology::read(&m).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "nodes/1/p2p_links/0/properties: cannot read (entity not found)"
+    );
+}

@@ -41,10 +41,7 @@ fn check_golden(file: &Path, actual: &str) {
             .lines()
             .zip(actual.lines())
             .position(|(a, b)| a != b)
-            .map_or_else(
-                || expected.lines().count().min(actual.lines().count()),
-                |i| i,
-            );
+            .unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
         panic!(
             "{} differs from the output at line {}:\n  golden: {:?}\n  actual: {:?}\n(re-bless with BLESS=1 if the change is intended)",
             file.display(),

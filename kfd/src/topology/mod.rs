@@ -147,8 +147,13 @@ pub struct Topology {
     pub generation_id: u32,
     /// `system_properties`.
     pub system: SystemProperties,
-    /// The nodes, `nodes/0` first.
+    /// The nodes this process may read, `nodes/0` first. A node keeps its
+    /// sysfs number in [`Node::id`] even when an earlier one is missing here.
     pub nodes: Vec<Node>,
+    /// Nodes whose files the kernel refused to this process (`EPERM`): GPUs
+    /// outside the device cgroup of a container, which
+    /// `kfd_devcgroup_check_permission` hides. `libhsakmt` skips them too.
+    pub inaccessible: Vec<u32>,
 }
 
 impl Topology {
@@ -250,13 +255,18 @@ fn read_tree<R: SysfsReader + ?Sized>(
     let system = SystemProperties::parse(&read_file(reader, SysfsFile::SystemProperties)?)?;
     let count = node_count(reader)?;
     let mut nodes = Vec::new();
+    let mut inaccessible = Vec::new();
     for id in 0..count {
-        nodes.push(read_node(reader, id)?);
+        match read_node(reader, id)? {
+            Some(node) => nodes.push(node),
+            None => inaccessible.push(id),
+        }
     }
     Ok(Topology {
         generation_id,
         system,
         nodes,
+        inaccessible,
     })
 }
 
@@ -299,9 +309,21 @@ fn checked_count(n: u32, key: &'static str, node: u32) -> Result<u32, TopologyEr
     Ok(n)
 }
 
-fn read_node<R: SysfsReader + ?Sized>(reader: &R, id: u32) -> Result<Node, TopologyError> {
+/// Reads node `id`; `None` when the kernel refuses its `gpu_id` to this
+/// process (a GPU outside the caller's device cgroup).
+fn read_node<R: SysfsReader + ?Sized>(reader: &R, id: u32) -> Result<Option<Node>, TopologyError> {
     let gpu_file = SysfsFile::GpuId { node: id };
-    let gpu_id = parse_u32_file(&read_file(reader, gpu_file)?)
+    let gpu_bytes = match reader.read(&gpu_file.to_string()) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return Ok(None),
+        Err(e) => {
+            return Err(TopologyError::new(
+                gpu_file,
+                TopologyErrorKind::Io(e.kind()),
+            ));
+        }
+    };
+    let gpu_id = parse_u32_file(&gpu_bytes)
         .map_err(|e| TopologyError::new(gpu_file, TopologyErrorKind::ValueFile(e)))?;
     let name_file = SysfsFile::Name { node: id };
     let name = parse_name_file(&read_file(reader, name_file)?)
@@ -350,5 +372,5 @@ fn read_node<R: SysfsReader + ?Sized>(reader: &R, id: u32) -> Result<Node, Topol
         node.p2p_links
             .push(IoLink::parse(&read_file(reader, file)?, file)?);
     }
-    Ok(node)
+    Ok(Some(node))
 }

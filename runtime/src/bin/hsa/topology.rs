@@ -102,6 +102,12 @@ pub fn to_text(t: &Topology, root: &str) -> String {
         out.push('\n');
         node_text(&mut out, t, n);
     }
+    for id in &t.inaccessible {
+        let _ = writeln!(
+            out,
+            "\nnode {id}: not readable by this process (outside its device cgroup)"
+        );
+    }
     out
 }
 
@@ -362,6 +368,12 @@ pub fn to_json(t: &Topology) -> String {
     j.open('[');
     for n in &t.nodes {
         node_json(&mut j, t, n);
+    }
+    j.close(']');
+    j.key("inaccessible_nodes");
+    j.open('[');
+    for id in &t.inaccessible {
+        j.raw(&id.to_string());
     }
     j.close(']');
     j.close('}');
