@@ -77,6 +77,11 @@ impl<D: KfdDevice> DoorbellPage<D> {
 
     /// The queue's doorbell: a 64-bit MMIO register, to be written with a
     /// volatile store (for example through the `volatile` crate).
+    ///
+    /// On GFX9 and newer the driver's `doorbell_offset` points at the
+    /// queue's doorbell inside the page. Older GPUs (32-bit doorbells) get
+    /// the page itself (`offset_in_page` 0); their doorbell is at
+    /// `queue_id * 4` in [`mapping`](Self::mapping).
     pub fn doorbell(&self) -> NonNull<u64> {
         // SAFETY: `offset_in_page` was checked to lie 8 bytes inside the
         // mapping, at 8-byte alignment, when the page was mapped.

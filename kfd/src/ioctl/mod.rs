@@ -314,7 +314,7 @@ mod tests {
 
     #[test]
     fn known_codes() {
-        // Values from the kernel header's _IOR/_IOWR expansion (x86-64).
+        // `_IOC(dir, 'K', nr, size)` expanded by hand: dir << 30 | size << 16 | 'K' << 8 | nr.
         assert_eq!(AMDKFD_IOC_GET_VERSION.code(), 0x8008_4b01);
         assert_eq!(AMDKFD_IOC_CREATE_QUEUE.code(), 0xc060_4b02);
         assert_eq!(AMDKFD_IOC_DBG_TRAP.code(), 0xc020_4b26);
