@@ -337,3 +337,29 @@ mod json_check {
         }
     }
 }
+
+#[test]
+fn default_path_reads_the_running_kernel_or_says_there_is_none() {
+    let out = hsa(&["topology"]);
+    if Path::new(kfd::topology::SYSFS_TOPOLOGY)
+        .join("generation_id")
+        .exists()
+    {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            String::from_utf8(out.stdout)
+                .unwrap()
+                .starts_with("KFD topology at /sys/")
+        );
+    } else {
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            "hsa: no KFD topology at /sys/devices/virtual/kfd/kfd/topology (the amdgpu kernel driver is not loaded)\n"
+        );
+    }
+}

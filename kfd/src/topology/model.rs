@@ -152,7 +152,7 @@ pub struct NodeProperties {
     pub caches_count: u32,
     /// `io_links_count`.
     pub io_links_count: u32,
-    /// `p2p_links_count` (kernels from 6.0 on).
+    /// `p2p_links_count` (newer kernels; absent on older ones).
     pub p2p_links_count: Option<u32>,
     /// `cpu_core_id_base`: first CPU core (APIC) ID of the node.
     pub cpu_core_id_base: u32,
@@ -178,7 +178,7 @@ pub struct NodeProperties {
     pub simd_per_cu: u32,
     /// `max_slots_scratch_cu`.
     pub max_slots_scratch_cu: u32,
-    /// `gfx_target_version` (kernels from 5.15 on; 0 on CPU nodes).
+    /// `gfx_target_version` (newer kernels; 0 on CPU nodes).
     pub gfx_target_version: Option<u32>,
     /// `vendor_id`: PCI vendor (0x1002 for AMD GPUs).
     pub vendor_id: u32,
@@ -208,7 +208,7 @@ pub struct NodeProperties {
     pub fw_version: Option<u32>,
     /// `capability` (GPU nodes).
     pub capability: Option<Capability>,
-    /// `debug_prop` (GPU nodes, kernels from 6.4 on).
+    /// `debug_prop` (GPU nodes, kernels with the debugger API).
     pub debug_prop: Option<u64>,
     /// `sdma_fw_version` (GPU nodes).
     pub sdma_fw_version: Option<u32>,
@@ -479,7 +479,7 @@ pub struct IoLink {
     pub max_bandwidth: u32,
     /// `recommended_transfer_size`.
     pub recommended_transfer_size: u32,
-    /// `recommended_sdma_engine_id_mask` (kernels from 6.8 on): bit `e`
+    /// `recommended_sdma_engine_id_mask` (newer kernels): bit `e`
     /// recommends SDMA engine `e` for copies over this link.
     pub recommended_sdma_engine_id_mask: Option<u32>,
     /// `flags`.

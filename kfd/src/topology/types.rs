@@ -227,7 +227,8 @@ numbered_enum! {
     IoLinkType {
         /// `HSA_IOLINK_TYPE_UNDEFINED`.
         Undefined = 0, "UNDEFINED";
-        /// `HSA_IOLINK_TYPE_HYPERTRANSPORT`.
+        /// `HSA_IOLINK_TYPE_HYPERTRANSPORT`: the kernel's type for the link
+        /// between two CPU nodes on AMD CPUs.
         HyperTransport = 1, "HYPERTRANSPORT";
         /// `HSA_IOLINK_TYPE_PCIEXPRESS`: a GPU's PCIe link to its CPU node.
         PciExpress = 2, "PCIEXPRESS";
@@ -235,8 +236,8 @@ numbered_enum! {
         Amba = 3, "AMBA";
         /// `HSA_IOLINK_TYPE_MIPI`.
         Mipi = 4, "MIPI";
-        /// `HSA_IOLINK_TYPE_QPI_1_1`: the link between two CPU nodes
-        /// (the kernel uses it for the NUMA interconnect).
+        /// `HSA_IOLINK_TYPE_QPI_1_1`: the kernel's type for the link between
+        /// two CPU nodes on Intel CPUs (`kfd_fill_iolink_info_for_cpu`).
         Qpi11 = 5, "QPI_1_1";
         /// `HSA_IOLINK_TYPE_RESERVED1`.
         Reserved1 = 6, "RESERVED1";

@@ -35,9 +35,7 @@ pub fn main(args: &[String]) -> ExitCode {
     let topology = match Topology::read(&FsReader::new(root)) {
         Ok(t) => t,
         Err(e) if e.is_absent() && dir.is_none() => {
-            eprintln!(
-                "hsa: no KFD topology at {root}: the amdgpu driver is not loaded or this machine has no AMD GPU driver"
-            );
+            eprintln!("hsa: no KFD topology at {root} (the amdgpu kernel driver is not loaded)");
             return ExitCode::FAILURE;
         }
         Err(e) if e.is_absent() => {
