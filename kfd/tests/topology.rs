@@ -67,6 +67,14 @@ fn apu_machine() {
     // The UMA carve-out rocminfo shows as a 524288 KB coarse-grained pool.
     assert_eq!(g.memory_of(HeapType::FrameBufferPublic), 512 << 20);
     assert_eq!(t.numa_node_of(1), Some(0));
+    // kfd_device_info_set_sdma_info: Renoir's SDMA 4.1.2 has 2 queues per engine.
+    assert_eq!(
+        (
+            g.properties.num_sdma_engines,
+            g.properties.num_sdma_queues_per_engine
+        ),
+        (Some(1), Some(2))
+    );
 }
 
 #[test]
