@@ -142,20 +142,20 @@ impl SysfsReader for MemReader {
         } else {
             format!("{path}/")
         };
-        let mut names: Vec<String> = Vec::new();
-        for key in self.files.keys() {
-            if let Some(rest) = key.strip_prefix(&prefix) {
-                let name = rest.split('/').next().unwrap_or(rest);
-                if names.last().map(String::as_str) != Some(name)
-                    && !names.iter().any(|n| n == name)
-                {
-                    names.push(name.to_owned());
-                }
-            }
-        }
+        let names: std::collections::BTreeSet<&str> = self
+            .files
+            .range::<str, _>((
+                std::ops::Bound::Included(prefix.as_str()),
+                std::ops::Bound::Unbounded,
+            ))
+            .map(|(key, _)| key)
+            .take_while(|key| key.starts_with(&prefix))
+            .filter_map(|key| key.get(prefix.len()..)?.split('/').next())
+            .filter(|name| !name.is_empty())
+            .collect();
         if names.is_empty() {
             return Err(io::ErrorKind::NotFound.into());
         }
-        Ok(names)
+        Ok(names.into_iter().map(str::to_owned).collect())
     }
 }
