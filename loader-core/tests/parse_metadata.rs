@@ -311,6 +311,7 @@ fn metadata_of(bytes: &[u8]) -> Metadata<'_> {
 fn check(name: &str, src: &str, std: &str, mcpu: &str, cov: u32) -> (Vec<u8>, PathBuf) {
     let (bytes, path) = build(name, src, std, mcpu, cov);
     let md = metadata_of(&bytes);
+    md.check_against(&ElfFile::parse(&bytes).unwrap()).unwrap();
     // printf strings are compared as written; their parse is checked below.
     let printf: Vec<String> = md
         .map()

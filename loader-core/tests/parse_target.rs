@@ -61,6 +61,7 @@ fn metadata_target_equals_e_flags_target() {
         assert_eq!(parsed, from_flags, "{mcpu}");
         assert_eq!(parsed.to_string(), text);
         assert_eq!(parsed.without_triple().to_string(), canonical);
+        md.check_against(&f).unwrap();
         if parsed.processor.is_generic() {
             assert_eq!(flags.generic_version, 1, "{mcpu}");
         }
@@ -86,4 +87,30 @@ fn generic_code_objects_run_on_their_family_only() {
             p.name
         );
     }
+}
+
+#[test]
+fn metadata_that_disagrees_with_e_flags_is_rejected() {
+    let bytes = build("gfx90a:xnack+", 5);
+    // e_flags: xnack on (0x300) -> off (0x200).
+    let mut b = bytes.clone();
+    let flags = u32::from_le_bytes(b[48..52].try_into().unwrap());
+    assert_eq!(flags & 0x300, 0x300);
+    b[48..52].copy_from_slice(&((flags & !0x300) | 0x200).to_le_bytes());
+    let f = ElfFile::parse(&b).unwrap();
+    let md = Metadata::from_elf(&f).unwrap().unwrap();
+    let e = md.check_against(&f).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "`amdhsa.target`: target differs from the one e_flags give"
+    );
+    // ABI version v4 while the map says 1.2 (v5).
+    let mut b = bytes.clone();
+    b[8] = 2;
+    let f = ElfFile::parse(&b).unwrap();
+    let md = Metadata::from_elf(&f).unwrap().unwrap();
+    assert_eq!(
+        md.check_against(&f).unwrap_err().kind(),
+        loader_core::ErrorKind::Inconsistent
+    );
 }

@@ -138,9 +138,46 @@ impl<'a> Metadata<'a> {
         self.map
     }
 
-    /// `amdhsa.version`: major, minor (1.0 for v3, 1.1 v4, 1.2 v5, 1.3 v6).
+    /// `amdhsa.version`: major, minor (LLVM writes 1.0 for v3, 1.1 for v4,
+    /// 1.2 for v5 and, in LLVM 19, 1.2 for v6).
     pub fn version(&self) -> [u32; 2] {
         self.version
+    }
+
+    /// Checks the map against the ELF file it came from: `amdhsa.version`
+    /// must fit the code-object version (major 1; minor 0 for v3, 1 for v4,
+    /// 2 for v5, at least 2 for v6), and `amdhsa.target`, when present,
+    /// must name the same target as `e_flags`.
+    pub fn check_against(&self, file: &ElfFile<'_>) -> Result<()> {
+        use crate::elf::CodeObjectVersion as V;
+        let at = Location::Field("amdhsa.version");
+        let [major, minor] = self.version;
+        let ok = major == 1
+            && match file.code_object_version()? {
+                V::V2 => false,
+                V::V3 => minor == 0,
+                V::V4 => minor == 1,
+                V::V5 => minor == 2,
+                V::V6 => minor >= 2,
+            };
+        if !ok {
+            return Err(Error::inconsistent(
+                "metadata version does not fit the ELF code-object version",
+                at,
+            ));
+        }
+        if let Some(text) = self.target {
+            let at = Location::Field("amdhsa.target");
+            let named = crate::target::TargetId::parse(text).map_err(|e| e.at(at))?;
+            let flags = crate::target::TargetId::from_flags(&file.flags()?)?;
+            if named != flags {
+                return Err(Error::inconsistent(
+                    "target differs from the one e_flags give",
+                    at,
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// `amdhsa.target`: the target ID (v4+).
