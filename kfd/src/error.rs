@@ -234,6 +234,30 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+impl From<Error> for std::io::Error {
+    /// Keeps the errno when there is one (so `raw_os_error` still works) and
+    /// the message otherwise.
+    fn from(e: Error) -> Self {
+        let kind = match e {
+            Error::BadReply { .. } => std::io::ErrorKind::InvalidData,
+            Error::NeedsVersion { .. } | Error::UnsupportedDriver { .. } => {
+                std::io::ErrorKind::Unsupported
+            }
+            Error::TooLong { .. } | Error::InvalidArgument { .. } => {
+                std::io::ErrorKind::InvalidInput
+            }
+            _ => std::io::ErrorKind::Other,
+        };
+        match e.errno() {
+            Some(errno) => {
+                let os = std::io::Error::from_raw_os_error(errno.raw_os_error());
+                std::io::Error::new(os.kind(), e)
+            }
+            None => std::io::Error::new(kind, e),
+        }
+    }
+}
+
 /// A raw value that is not one of the constants a typed enum accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UnknownValue {

@@ -350,6 +350,24 @@ impl<D: KfdDevice> Kfd<D> {
         }
     }
 
+    /// Issues any bound ioctl with a caller-built argument struct: the
+    /// version check, `EINTR` retry and error naming of the wrappers, without
+    /// their argument checks. For what the wrappers do not cover (for
+    /// example a `raw` struct filled field by field).
+    ///
+    /// # Safety
+    ///
+    /// Every user address in `arg`, with its count, describes memory valid
+    /// for the accesses the ioctl makes (see the header comment of the
+    /// argument struct), and the addresses it gives the GPU stay valid for
+    /// as long as the GPU may use them. For `AMDKFD_IOC_SVM` use
+    /// [`svm_set_attr`](Self::svm_set_attr) / [`svm_get_attr`](Self::svm_get_attr):
+    /// its attributes follow the struct.
+    pub unsafe fn raw_ioctl<T: 'static>(&self, ioctl: &Ioctl<T>, arg: &mut T) -> Result<c_int> {
+        // SAFETY: forwarded to our caller; `arg` is a valid exclusive reference.
+        unsafe { self.call_raw(ioctl, None, arg) }
+    }
+
     #[inline]
     fn call<T: PlainArgs>(&self, ioctl: &Ioctl<T>, arg: &mut T) -> Result<c_int> {
         // SAFETY: `arg` is a valid exclusive reference and `T: PlainArgs`
@@ -698,6 +716,9 @@ impl<D: KfdDevice> Kfd<D> {
                 what: "num_of_nodes",
                 value: n as u64,
             });
+        }
+        if n == 0 {
+            return Ok(Vec::new());
         }
         let mut list = vec![raw::ProcessDeviceApertures::default(); n];
         let filled = self.get_process_apertures_new(&mut list)?;

@@ -385,6 +385,12 @@ fn every_wrapper_returns_ebadf_with_its_ioctl_name() {
     let r = kfd.dbg_trap_get_device_snapshot(pid, 0, &mut devs);
     expect_ebadf(c, dbg, Some("KFD_IOC_DBG_TRAP_GET_DEVICE_SNAPSHOT"), r);
 
+    // The raw escape hatch goes through the same path.
+    let mut args = raw::GetAvailableMemoryArgs::default();
+    // SAFETY: the struct carries no user address.
+    let r = unsafe { kfd.raw_ioctl(&AMDKFD_IOC_AVAILABLE_MEMORY, &mut args) };
+    expect_ebadf(c, "AMDKFD_IOC_AVAILABLE_MEMORY", None, r);
+
     // Every descriptor in the table was exercised by at least one wrapper.
     let all: BTreeSet<&str> = ALL_IOCTLS.iter().map(|i| i.name).collect();
     assert_eq!(
