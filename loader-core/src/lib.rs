@@ -33,6 +33,7 @@ pub mod elf;
 pub mod error;
 pub mod metadata;
 pub mod kernel_descriptor;
+pub mod load;
 pub mod msgpack;
 pub mod note;
 pub mod processor;

@@ -340,8 +340,6 @@ fn rejected_bits(family: GpuFamily) -> Vec<(usize, u32)> {
     }
     if !family.is_gfx10_plus() {
         v.extend([(48, 29), (48, 30), (48, 31)]);
-    } else {
-        v.push((48, 6)); // granulated SGPR count
     }
     if family.is_gfx9() {
         v.push((56, 10)); // wave32
@@ -403,6 +401,40 @@ fn bits_llvm_rejects_we_reject_too() {
         }
     }
     assert!(checked > 200);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The one bit pattern LLVM 19's disassembler rejects that we accept:
+/// GRANULATED_WAVEFRONT_SGPR_COUNT on GFX10+, reserved and ignored by the
+/// hardware, but set by LLVM 19's own code generator (llvm-project#154666),
+/// so a loader must take it.
+#[test]
+fn gfx10_plus_sgpr_count_field_is_accepted_as_llvm_19_emits_it() {
+    let dir = tmpdir("kd-sgpr");
+    for (cpu, family) in TARGETS.iter().filter(|(_, f)| f.is_gfx10_plus()) {
+        let obj = assemble(
+            &dir,
+            cpu,
+            0,
+            "  .amdhsa_next_free_vgpr 8\n  .amdhsa_next_free_sgpr 8\n",
+        );
+        let mut data = std::fs::read(&obj).unwrap();
+        let off = rodata_offset(&obj);
+        data[off + 48] |= 1 << 6;
+        let patched = dir.join(format!("{cpu}-sgpr.o"));
+        std::fs::write(&patched, &data).unwrap();
+        assert!(
+            objdump(&patched)
+                .unwrap_err()
+                .contains("GRANULATED_WAVEFRONT_SGPR_COUNT")
+        );
+        let kd = KernelDescriptor::parse(&data[off..off + 64])
+            .unwrap()
+            .decode(*family)
+            .unwrap();
+        assert_eq!(kd.rsrc1.granulated_wavefront_sgpr_count, 1);
+        assert_eq!(kd.next_free_sgpr, 16);
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

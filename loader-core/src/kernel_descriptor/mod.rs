@@ -584,7 +584,8 @@ pub enum WorkitemIdVgprs {
 pub struct Rsrc1 {
     /// `GRANULATED_WORKITEM_VGPR_COUNT`.
     pub granulated_workitem_vgpr_count: u8,
-    /// `GRANULATED_WAVEFRONT_SGPR_COUNT` (always 0 on GFX10+).
+    /// `GRANULATED_WAVEFRONT_SGPR_COUNT` (ignored by GFX10+ hardware; LLVM
+    /// before 21 still sets it there).
     pub granulated_wavefront_sgpr_count: u8,
     /// `FLOAT_ROUND_MODE_32`.
     pub float_round_mode_32: FloatRoundMode,
@@ -760,7 +761,8 @@ pub struct DecodedKernelDescriptor {
     /// the VGPR granule; AccVGPRs included on gfx90a/gfx94x).
     pub next_free_vgpr: u16,
     /// `.amdhsa_next_free_sgpr` as the encoding gives it back (VCC, flat
-    /// scratch and XNACK mask included; 8 on GFX10+ where the field is unused).
+    /// scratch and XNACK mask included; on GFX10+ only what the compiler
+    /// recorded: the hardware always allocates its full SGPR file).
     pub next_free_sgpr: u16,
     /// `compute_pgm_rsrc1`.
     pub rsrc1: Rsrc1,
@@ -798,14 +800,9 @@ fn flag(value: u32, field: BitField) -> bool {
 
 fn decode_rsrc1(v: u32, family: GpuFamily) -> Result<Rsrc1, KdError> {
     let r = KdRegister::ComputePgmRsrc1;
-    if family.is_gfx10_plus() {
-        bits_set(
-            r,
-            v,
-            COMPUTE_PGM_RSRC1_GRANULATED_WAVEFRONT_SGPR_COUNT,
-            "must be zero on gfx10+",
-        )?;
-    }
+    // GRANULATED_WAVEFRONT_SGPR_COUNT is reserved on GFX10+ and the hardware
+    // ignores it, but LLVM before 21 still fills it in (llvm-project#154666),
+    // so real code objects carry it: accepted, and decoded like GFX9's.
     bits_set(
         r,
         v,
