@@ -300,10 +300,9 @@ impl<'a, D: Doorbell> Ring<'a, D> {
             // writes.
             let read = self.read_index.load(Ordering::Acquire);
             let used = write.wrapping_sub(read);
-            if used > size {
-                // A read index ahead of the write index, or a ring that holds
-                // more than it can: re-read once before calling it corrupt,
-                // since `write` may simply be stale.
+            if used > u64::MAX / 2 {
+                // The read index is ahead of the write index. `write` may
+                // just be stale: re-read once before calling it corrupt.
                 let fresh = self.write_index.load(Ordering::Relaxed);
                 if fresh != write {
                     write = fresh;
@@ -314,6 +313,9 @@ impl<'a, D: Doorbell> Ring<'a, D> {
                     read_index: read,
                 });
             }
+            // More than `size` in use is legitimate: fetch-add producers
+            // ([`Ring::reserve`]) reserve ahead and wait for their slots.
+            let used = used.min(size);
             let free = size - used;
             if free < count {
                 return Err(QueueError::Full { count, free });
@@ -431,6 +433,11 @@ impl<'r, 'a, D: Doorbell> Reservation<'r, 'a, D> {
     /// The first reserved packet id.
     pub fn first_id(&self) -> u64 {
         self.first
+    }
+
+    /// The id the next [`Reservation::push`] publishes.
+    pub fn next_id(&self) -> u64 {
+        self.first.wrapping_add(self.published)
     }
 
     /// The number of reserved ids.
