@@ -87,7 +87,10 @@ pub struct IoctlInfo {
     pub arg_size: usize,
     /// The full request code.
     pub code: Opcode,
-    /// The interface version that introduced the ioctl.
+    /// The interface version that introduced the ioctl. `1.0` means no
+    /// version marks it: the ioctls of the 1.1 era were added over several
+    /// kernel releases without a bump, and a kernel that lacks one answers
+    /// `ENOTTY` or `EINVAL`.
     pub since: KfdVersion,
 }
 

@@ -218,7 +218,7 @@ impl AllocMemFlags {
 }
 
 kfd_enum! {
-    /// `enum kfd_smi_event`: system-management events (1.3; process events 1.13+).
+    /// `enum kfd_smi_event`: system-management events (`AMDKFD_IOC_SMI_EVENTS`, 1.3).
     SmiEvent ("SMI event") {
         /// `KFD_SMI_EVENT_VMFAULT`.
         VmFault = KFD_SMI_EVENT_VMFAULT,
