@@ -156,16 +156,36 @@ fn mi300x_machine() {
         );
         let xgmi: Vec<_> = g.io_links_of(IoLinkType::Xgmi).collect();
         assert_eq!(xgmi.len(), 7);
+        // GC 9.4.3 XGMI: 16 lanes at 32 Gbit/s, 64000 MB/s per link.
         assert!(
             xgmi.iter()
-                .all(|l| l.max_bandwidth == 50_000 && l.recommended_sdma_engine_id_mask.is_some())
+                .all(|l| (l.min_bandwidth, l.max_bandwidth) == (64_000, 64_000))
         );
+        assert!(xgmi.iter().all(|l| {
+            l.recommended_sdma_engine_id_mask
+                .is_some_and(|m| m.count_ones() == 1)
+        }));
         let pcie = g.io_links_of(IoLinkType::PciExpress).next().unwrap();
         assert_eq!(
             (pcie.min_bandwidth, pcie.max_bandwidth),
-            (312, 64_000),
-            "x1 Gen1 .. x16 Gen5"
+            (0, 64_000),
+            "x16 Gen5"
         );
+        // The newest kernels' keys this crate has no field for are kept, in order.
+        let extra: Vec<_> = p
+            .extra
+            .iter()
+            .map(|e| (e.key.as_str(), e.value.as_str()))
+            .collect();
+        assert_eq!(
+            extra,
+            [
+                ("cwsr_size", "23203840"),
+                ("ctl_stack_size", "12288"),
+                ("capability2", "1")
+            ]
+        );
+        assert_eq!(p.capability.map(|c| c.0), Some(2_893_521_536));
         let cap = p.capability.unwrap();
         assert_eq!(cap.doorbell_type(), 2);
         assert_eq!(cap.watch_points_total_bits(), 2);
@@ -215,7 +235,7 @@ fn unknown_keys_are_kept_in_order() {
     let mut m = mem_fixture("mi300x");
     let path = "nodes/2/properties";
     let mut text = String::from_utf8(m.read(path).unwrap()).unwrap();
-    text.push_str("capability2 1\nfuture_key 77\n");
+    text.push_str("future_key 77\nanother_key 1,2\n");
     m.insert(path, text);
     let link = "nodes/2/io_links/0/properties";
     let mut text = String::from_utf8(m.read(link).unwrap()).unwrap();
@@ -228,7 +248,16 @@ fn unknown_keys_are_kept_in_order() {
         .iter()
         .map(|p| (p.key.as_str(), p.value.as_str()))
         .collect();
-    assert_eq!(extra, [("capability2", "1"), ("future_key", "77")]);
+    assert_eq!(
+        extra,
+        [
+            ("cwsr_size", "23203840"),
+            ("ctl_stack_size", "12288"),
+            ("capability2", "1"),
+            ("future_key", "77"),
+            ("another_key", "1,2")
+        ]
+    );
     assert_eq!(t.nodes[2].io_links[0].extra[0].key, "link_future");
     assert_eq!(t.nodes[2].io_links[0].extra[0].line, 1);
 }
