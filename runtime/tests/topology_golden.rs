@@ -37,17 +37,24 @@ fn check_golden(file: &Path, actual: &str) {
     let expected = std::fs::read_to_string(file)
         .unwrap_or_else(|e| panic!("{}: {e} (run with BLESS=1 to create it)", file.display()));
     if expected != actual {
-        let line = expected
-            .lines()
-            .zip(actual.lines())
+        // Show where the first difference is, with a little context (the
+        // JSON documents are one long line).
+        let at = expected
+            .bytes()
+            .zip(actual.bytes())
             .position(|(a, b)| a != b)
-            .unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
+            .unwrap_or_else(|| expected.len().min(actual.len()));
+        let line = expected.get(..at).map_or(0, |s| s.matches('\n').count()) + 1;
+        let window = |s: &str| {
+            let start = at.saturating_sub(60);
+            let end = (at + 60).min(s.len());
+            s.get(start..end).unwrap_or("").to_owned()
+        };
         panic!(
-            "{} differs from the output at line {}:\n  golden: {:?}\n  actual: {:?}\n(re-bless with BLESS=1 if the change is intended)",
+            "{} differs from the output at line {line} (byte {at}):\n  golden: {:?}\n  actual: {:?}\n(re-bless with BLESS=1 if the change is intended)",
             file.display(),
-            line + 1,
-            expected.lines().nth(line),
-            actual.lines().nth(line)
+            window(&expected),
+            window(actual)
         );
     }
 }
