@@ -312,3 +312,64 @@ fn bad_headers_are_typed_errors() {
         }
     }
 }
+
+/// `.gnu.hash` and `.hash` as ld.lld writes them: every `.dynsym` entry is
+/// found through each table exactly where a scan finds it, and names that
+/// are not there are not found.
+#[test]
+fn hash_tables_written_by_lld_find_every_symbol() {
+    let mut src = String::new();
+    for i in 0..300 {
+        src.push_str(&format!(
+            "__kernel void k{i}(__global int *p) {{ p[{i}] = {i}; }}\n"
+        ));
+    }
+    for style in ["gnu", "sysv", "both"] {
+        let d = tmp(&format!("hash-{style}"));
+        let cl = d.join("k.cl");
+        let obj = d.join("k.o");
+        let so = d.join("k.so");
+        std::fs::write(&cl, &src).unwrap();
+        run(Command::new("clang-19")
+            .args([
+                "-x",
+                "cl",
+                "-target",
+                "amdgcn-amd-amdhsa",
+                "-nogpulib",
+                "-mcpu=gfx90a",
+                "-c",
+            ])
+            .arg(&cl)
+            .arg("-o")
+            .arg(&obj));
+        run(Command::new("clang-19")
+            .args(["-target", "amdgcn-amd-amdhsa", "-mcpu=gfx90a"])
+            .arg(format!("-Wl,--hash-style={style}"))
+            .arg(&obj)
+            .arg("-o")
+            .arg(&so));
+        let bytes = std::fs::read(&so).unwrap();
+        let f = ElfFile::parse(&bytes).unwrap();
+        let t = f.dynamic_symbols().unwrap().unwrap();
+        let h = t.hash_table().expect("lld writes a hash table");
+        match (style, h) {
+            ("sysv", elf::hash::HashTable::Sysv { .. }) => {}
+            ("gnu" | "both", elf::hash::HashTable::Gnu { .. }) => {}
+            (s, h) => panic!("{s}: unexpected {h:?}"),
+        }
+        assert_eq!(t.len(), 601);
+        for sym in t.iter().skip(1) {
+            let sym = sym.unwrap();
+            let name = sym.name().unwrap();
+            let found = t
+                .lookup(name)
+                .unwrap()
+                .unwrap_or_else(|| panic!("{style}: {:?} not found", sym.name_str()));
+            assert_eq!(found.index(), sym.index());
+        }
+        for missing in [&b"k300"[..], b"k1.k", b"", b"vadd", b"k299.kd.kd"] {
+            assert!(t.lookup(missing).unwrap().is_none(), "{style}: {missing:?}");
+        }
+    }
+}

@@ -674,3 +674,92 @@ fn v2_notes_match_llvm_readelf() {
     }
     assert_eq!(seen, 5);
 }
+
+fn words(w: &[u32]) -> Vec<u8> {
+    w.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+#[test]
+fn malformed_hash_tables_are_errors_not_loops() {
+    let with_hash = |ty: u32, table: Vec<u8>| good().section(".hash", ty, table, 2, 4).build();
+    // SysV: one bucket, chains 1 -> 2 -> 1 -> ... (cyclic).
+    let b = with_hash(elf::SHT_HASH, words(&[1, 3, 1, 0, 2, 1]));
+    let f = ElfFile::parse(&b.bytes).unwrap();
+    let t = f.dynamic_symbols().unwrap().unwrap();
+    assert!(t.hash_table().is_some());
+    assert_eq!(t.lookup(b"k").unwrap().unwrap().index(), 2);
+    let e = t.lookup(b"missing").unwrap_err();
+    assert_eq!(e.to_string(), "section 4: hash chain is cyclic");
+    // SysV: nchain disagrees with the symbol count; bucket past the end.
+    let b = with_hash(elf::SHT_HASH, words(&[1, 7, 1, 0, 0, 0]));
+    let f = ElfFile::parse(&b.bytes).unwrap();
+    assert_eq!(
+        f.dynamic_symbols()
+            .unwrap()
+            .unwrap()
+            .lookup(b"k")
+            .unwrap_err()
+            .kind(),
+        ErrorKind::Inconsistent
+    );
+    let b = with_hash(elf::SHT_HASH, words(&[1000, 3]));
+    let f = ElfFile::parse(&b.bytes).unwrap();
+    assert_eq!(
+        f.dynamic_symbols()
+            .unwrap()
+            .unwrap()
+            .lookup(b"k")
+            .unwrap_err()
+            .kind(),
+        ErrorKind::OutOfBounds
+    );
+    // SysV: chain names a symbol past the table.
+    let b = with_hash(elf::SHT_HASH, words(&[1, 3, 9, 0, 0, 0]));
+    let f = ElfFile::parse(&b.bytes).unwrap();
+    assert_eq!(
+        f.dynamic_symbols()
+            .unwrap()
+            .unwrap()
+            .lookup(b"k")
+            .unwrap_err()
+            .kind(),
+        ErrorKind::OutOfBounds
+    );
+
+    // GNU: no bloom filter, one bucket pointing below symoffset.
+    let b = with_hash(elf::SHT_GNU_HASH, words(&[1, 2, 0, 0, 1]));
+    let f = ElfFile::parse(&b.bytes).unwrap();
+    assert_eq!(
+        f.dynamic_symbols()
+            .unwrap()
+            .unwrap()
+            .lookup(b"k")
+            .unwrap_err()
+            .kind(),
+        ErrorKind::Malformed
+    );
+    // GNU: chain never ends (no low bit) and runs off the symbol table.
+    let b = with_hash(elf::SHT_GNU_HASH, words(&[1, 1, 0, 0, 1, 0, 0]));
+    let f = ElfFile::parse(&b.bytes).unwrap();
+    assert_eq!(
+        f.dynamic_symbols()
+            .unwrap()
+            .unwrap()
+            .lookup(b"missing")
+            .unwrap_err()
+            .kind(),
+        ErrorKind::Malformed
+    );
+    // GNU: truncated header.
+    let b = with_hash(elf::SHT_GNU_HASH, words(&[1, 1]));
+    let f = ElfFile::parse(&b.bytes).unwrap();
+    assert_eq!(
+        f.dynamic_symbols()
+            .unwrap()
+            .unwrap()
+            .lookup(b"k")
+            .unwrap_err()
+            .kind(),
+        ErrorKind::OutOfBounds
+    );
+}

@@ -125,6 +125,10 @@ fn walk_everything(bytes: &[u8]) -> loader_core::Result<u64> {
         for s in t.iter() {
             let s = s?;
             sum += s.name()?.len() as u64 + s.value();
+            // By-name lookup through the hash table (for .dynsym).
+            if let Some(found) = t.lookup(s.name()?)? {
+                sum += found.index() as u64;
+            }
         }
     }
     for n in f.notes() {

@@ -26,6 +26,7 @@
 //! # let _ = flags; Ok(()) }
 //! ```
 
+pub mod hash;
 mod section;
 mod segment;
 mod symbol;

@@ -1,6 +1,10 @@
 //! Symbol tables (`.symtab`, `.dynsym`: `Elf64_Sym`) with their string tables.
 
-use super::{ElfFile, SHT_DYNSYM, SHT_STRTAB, SHT_SYMTAB, SYM_SIZE, Section, StringTable};
+use super::hash::HashTable;
+use super::{
+    ElfFile, SHT_DYNSYM, SHT_GNU_HASH, SHT_HASH, SHT_STRTAB, SHT_SYMTAB, SYM_SIZE, Section,
+    StringTable,
+};
 use crate::bytes;
 use crate::error::{Error, Location, Result};
 use core::fmt;
@@ -64,6 +68,7 @@ pub struct SymbolTable<'a> {
     section: usize,
     entries: &'a [u8],
     strings: StringTable<'a>,
+    hash: Option<HashTable<'a>>,
 }
 
 impl fmt::Debug for SymbolTable<'_> {
@@ -102,10 +107,22 @@ impl<'a> SymbolTable<'a> {
             ));
         }
         let strings = StringTable::new(link.data()?);
+        // The hash table linked to this symbol table, GNU preferred; one that
+        // cannot be read is ignored (lookups then scan), since the table is
+        // an accelerator and not needed to read the symbols.
+        let linked = |ty| {
+            file.sections()
+                .find(|s| {
+                    s.header().sh_type == ty && s.header().sh_link as usize == section.index()
+                })
+                .and_then(|s| HashTable::from_section(&s).ok())
+        };
+        let hash = linked(SHT_GNU_HASH).or_else(|| linked(SHT_HASH));
         Ok(Self {
             section: section.index(),
             entries: data,
             strings,
+            hash,
         })
     }
 
@@ -153,12 +170,28 @@ impl<'a> SymbolTable<'a> {
         }
     }
 
-    /// The first symbol called `name`. Symbols whose name cannot be read
-    /// are skipped (they cannot be called `name`).
+    /// The first symbol called `name`, by a scan of the table. Symbols whose
+    /// name cannot be read are skipped (they cannot be called `name`).
     pub fn find(&self, name: &[u8]) -> Option<Symbol<'a>> {
         self.iter()
             .filter_map(|s| s.ok())
             .find(|s| s.name().ok() == Some(name))
+    }
+
+    /// The hash table (`.gnu.hash` or `.hash`) linked to this table, if any.
+    pub fn hash_table(&self) -> Option<HashTable<'a>> {
+        self.hash
+    }
+
+    /// The symbol called `name`: through the linked hash table when there
+    /// is one (a malformed table is an error), otherwise by [`find`].
+    ///
+    /// [`find`]: Self::find
+    pub fn lookup(&self, name: &[u8]) -> Result<Option<Symbol<'a>>> {
+        match &self.hash {
+            Some(h) => h.lookup(self, name),
+            None => Ok(self.find(name)),
+        }
     }
 }
 
