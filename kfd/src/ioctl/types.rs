@@ -529,3 +529,67 @@ pub enum XnackMode {
     /// Page faults are retried, enabling on-demand migration.
     Enabled,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every raw value either decodes to a variant that encodes back to it,
+    /// or is refused with its value; `count` values are accepted in all.
+    fn round_trip<E>(count: usize)
+    where
+        E: TryFrom<u32, Error = UnknownValue> + Into<u32> + Copy,
+    {
+        let mut accepted = 0;
+        for v in (0..=300u32).chain([0x7fff_ffff, 0xffff_fffe, u32::MAX]) {
+            match E::try_from(v) {
+                Ok(e) => {
+                    assert_eq!(e.into(), v);
+                    accepted += 1;
+                }
+                Err(err) => assert_eq!(err.value, u64::from(v)),
+            }
+        }
+        assert_eq!(accepted, count);
+    }
+
+    #[test]
+    fn enums_round_trip_and_refuse_the_rest() {
+        round_trip::<QueueType>(5);
+        round_trip::<CachePolicy>(2);
+        round_trip::<EventType>(9);
+        round_trip::<WaitResult>(3);
+        round_trip::<SmiEvent>(14);
+        round_trip::<SvmAttrType>(8);
+        round_trip::<CriuOp>(5);
+        round_trip::<WaveLaunchOverrideMode>(2);
+        round_trip::<WaveLaunchMode>(3);
+        round_trip::<AddressWatchMode>(4);
+        round_trip::<ExceptionCode>(23);
+        round_trip::<RuntimeState>(4);
+    }
+
+    #[test]
+    fn exception_classes_follow_the_header_masks() {
+        assert!(
+            ExceptionCode::QueueWaveTrap.is_queue() && !ExceptionCode::QueueWaveTrap.is_packet()
+        );
+        assert!(
+            ExceptionCode::QueuePacketReserved.is_queue()
+                && ExceptionCode::QueuePacketReserved.is_packet()
+        );
+        assert!(ExceptionCode::DeviceMemoryViolation.is_device());
+        assert!(
+            ExceptionCode::ProcessRuntime.is_process() && !ExceptionCode::ProcessRuntime.is_queue()
+        );
+        assert_eq!(ExceptionCode::QueueWaveAbort.mask(), 1);
+        assert_eq!(SmiEvent::AllProcess.mask(), 1 << 63);
+        assert_eq!(QueuePriority::new(15), Some(QueuePriority::MAX));
+        assert_eq!(QueuePercentage::new(100), Some(QueuePercentage::FULL));
+    }
+
+    #[test]
+    fn errors_stay_small() {
+        assert!(core::mem::size_of::<crate::Error>() <= 48);
+    }
+}
