@@ -97,6 +97,31 @@ fn objdump_kd(path: &Path, kernel: &str) -> Result<Vec<String>, String> {
         .collect())
 }
 
+/// What llvm-objdump prints for every `<kernel>.kd` of `path`, in one run.
+fn objdump_all(path: &Path, kernels: &[&str]) -> BTreeMap<String, Result<Vec<String>, String>> {
+    let list: Vec<String> = kernels.iter().map(|k| format!("{k}.kd")).collect();
+    let s = run(Command::new("llvm-objdump-19")
+        .arg("-D")
+        .arg(format!("--disassemble-symbols={}", list.join(",")))
+        .arg(path));
+    let mut out = BTreeMap::new();
+    let mut lines = s.lines();
+    while let Some(l) = lines.next() {
+        if let Some(name) = l.strip_prefix(".amdhsa_kernel ") {
+            let block = lines
+                .by_ref()
+                .take_while(|l| *l != ".end_amdhsa_kernel")
+                .map(str::to_string)
+                .collect();
+            out.insert(name.to_string(), Ok(block));
+        } else if let Some(rest) = l.strip_prefix("; error decoding ") {
+            let name = rest.split(".kd:").next().unwrap();
+            out.insert(name.to_string(), Err(l.to_string()));
+        }
+    }
+    out
+}
+
 /// objdump's view of a descriptor. LLVM 19's code generator sets
 /// GRANULATED_WAVEFRONT_SGPR_COUNT on GFX10+, which its own disassembler then
 /// rejects (llvm-project#154666); for those, objdump decodes a copy with the
@@ -106,8 +131,9 @@ fn objdump_kd_lenient(
     data: &[u8],
     kernel: &str,
     kd_file_offset: usize,
+    first: Result<Vec<String>, String>,
 ) -> (Vec<String>, bool) {
-    match objdump_kd(path, kernel) {
+    match first {
         Ok(lines) => (lines, false),
         Err(e) if e.contains("GRANULATED_WAVEFRONT_SGPR_COUNT") => {
             let mut copy = data.to_vec();
@@ -194,6 +220,7 @@ fn corpus_objects_load_as_llvm_describes_them() {
             .collect();
         expected.sort();
         let mut got: Vec<&str> = Vec::new();
+        let mut objdump = objdump_all(&path, &expected);
         for k in loaded.kernels() {
             let k = k.unwrap_or_else(|e| panic!("{name}: {e}"));
             got.push(k.name);
@@ -216,8 +243,13 @@ fn corpus_objects_load_as_llvm_describes_them() {
                 .find(|l| *kd_value >= l.0 && *kd_value < l.0 + l.1)
                 .map(|l| (l.0, l.3))
                 .unwrap();
-            let (mut theirs, sgpr_cleared) =
-                objdump_kd_lenient(&path, &data, k.name, (kd_value - vaddr + seg_off) as usize);
+            let (mut theirs, sgpr_cleared) = objdump_kd_lenient(
+                &path,
+                &data,
+                k.name,
+                (kd_value - vaddr + seg_off) as usize,
+                objdump.remove(k.name).unwrap(),
+            );
             let mut ours: Vec<String> = k
                 .descriptor
                 .directives(cov)
@@ -254,6 +286,9 @@ fn corpus_objects_load_as_llvm_describes_them() {
                     .unwrap()
             );
             assert!(k.wavefront_size == 32 || k.wavefront_size == 64);
+            let md = loaded.metadata().unwrap().kernel(k.name).unwrap().unwrap();
+            assert_eq!(k.kernarg_segment_align, md.kernarg_segment_align.max(16));
+            assert!(k.kernarg_segment_align.is_power_of_two());
             kernels_seen += 1;
         }
         got.sort();

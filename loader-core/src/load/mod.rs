@@ -32,6 +32,7 @@ use crate::kernel_descriptor::{
     DecodedKernelDescriptor, GpuFamily, KdError, KernelDescriptor, raw::KERNEL_DESCRIPTOR_ALIGN,
     raw::KERNEL_DESCRIPTOR_SIZE,
 };
+use crate::metadata::Metadata;
 
 /// Most `PT_LOAD` segments accepted (LLVM emits 3 or 4); bounds the pairwise
 /// overlap check.
@@ -330,11 +331,12 @@ pub struct Kernel<'a> {
     pub kernel_object: u64,
     /// Agent address of the first instruction.
     pub entry: u64,
-    /// `kernarg_segment_byte_size` (from the descriptor's `kernarg_size`).
+    /// `kernarg_segment_byte_size`: the metadata's `.kernarg_segment_size`,
+    /// which must equal the descriptor's `kernarg_size`.
     pub kernarg_segment_size: u32,
-    /// `kernarg_segment_alignment`: the HSA minimum of 16 (the descriptor
-    /// does not record it; the `.kernarg_segment_align` of the metadata is
-    /// the same or larger only for over-aligned by-value arguments).
+    /// `kernarg_segment_alignment`: the metadata's `.kernarg_segment_align`;
+    /// without metadata (a stripped object) the HSA minimum of 16, as the
+    /// descriptor does not record it.
     pub kernarg_segment_align: u32,
     /// `group_segment_fixed_size` (LDS, without dynamic LDS).
     pub group_segment_size: u32,
@@ -365,6 +367,7 @@ pub struct Variable<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct LoadedCodeObject<'a> {
     elf: ElfFile<'a>,
+    metadata: Option<Metadata<'a>>,
     layout: ImageLayout,
     address: u64,
     family: Option<GpuFamily>,
@@ -433,8 +436,14 @@ where
         }
     }
 
+    // v3+ metadata: kernarg alignment, and a cross-check of the descriptors.
+    let metadata = match elf.code_object_version() {
+        Ok(v) if v.number() >= 3 => Metadata::from_elf(&elf)?,
+        _ => None,
+    };
     let loaded = LoadedCodeObject {
         elf,
+        metadata,
         layout,
         address,
         family: family_of(&elf),
@@ -475,6 +484,11 @@ impl<'a> LoadedCodeObject<'a> {
     /// Load bias `B`: added to a `p_vaddr` or `st_value` to get an agent address.
     pub fn bias(&self) -> u64 {
         self.address.wrapping_sub(self.layout.base_vaddr)
+    }
+
+    /// The `NT_AMDGPU_METADATA` map, when the object has one.
+    pub fn metadata(&self) -> Option<&Metadata<'a>> {
+        self.metadata.as_ref()
     }
 
     /// The GPU family the kernel descriptors were decoded for.
@@ -712,12 +726,47 @@ impl<'a> LoadedCodeObject<'a> {
             .into());
         }
         let raw = descriptor.raw;
+        let mut kernarg_segment_align = MIN_KERNARG_ALIGN;
+        if let Some(md) = &self.metadata {
+            let mut found = None;
+            for k in md.kernels() {
+                let k = k?;
+                if k.symbol.strip_suffix(".kd") == Some(name) {
+                    found = Some(k);
+                    break;
+                }
+            }
+            let k = found.ok_or(Error::missing(
+                "kernel descriptor has no entry in amdhsa.kernels",
+                at,
+            ))?;
+            let mismatch = |what| {
+                Error::inconsistent(what, Location::ItemField("kernel", k.index, "metadata"))
+            };
+            if k.kernarg_segment_size != raw.kernarg_size {
+                return Err(mismatch(
+                    ".kernarg_segment_size differs from the descriptor's kernarg_size",
+                )
+                .into());
+            }
+            if k.group_segment_fixed_size != raw.group_segment_fixed_size {
+                return Err(
+                    mismatch(".group_segment_fixed_size differs from the descriptor's").into(),
+                );
+            }
+            if k.private_segment_fixed_size != raw.private_segment_fixed_size {
+                return Err(
+                    mismatch(".private_segment_fixed_size differs from the descriptor's").into(),
+                );
+            }
+            kernarg_segment_align = k.kernarg_segment_align.max(MIN_KERNARG_ALIGN);
+        }
         Ok(Kernel {
             name,
             kernel_object,
             entry,
             kernarg_segment_size: raw.kernarg_size,
-            kernarg_segment_align: MIN_KERNARG_ALIGN,
+            kernarg_segment_align,
             group_segment_size: raw.group_segment_fixed_size,
             private_segment_size: raw.private_segment_fixed_size,
             uses_dynamic_stack: descriptor.properties.uses_dynamic_stack,
