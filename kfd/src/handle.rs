@@ -1705,3 +1705,12 @@ fn fd_u32(fd: BorrowedFd<'_>) -> u32 {
     // A borrowed descriptor is never negative.
     fd.as_raw_fd().unsigned_abs()
 }
+
+// The handle and its mappings may move to and be shared between threads.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Kfd>();
+    send_sync::<Mapping>();
+    send_sync::<DoorbellPage>();
+    send_sync::<EventPage>();
+};
