@@ -42,7 +42,7 @@ mod timestamp;
 mod wait;
 
 pub use host::{BlockOn, Blocker, Clock, EventNotifier, MAX_BLOCK_ANY, SignalHost};
-pub use protocol::{Registration, WakeState};
+pub use protocol::{AnyRegistration, Registration, WakeState};
 
 #[cfg(not(loom))]
 pub use doorbell::{DoorbellError, DoorbellSignal};

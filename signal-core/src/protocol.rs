@@ -27,7 +27,7 @@
 //! exactly 2^32 of them happened between its read of `seq` and the kernel's
 //! check, which the protocol accepts.
 
-use crate::host::Blocker;
+use crate::host::{BlockOn, Blocker, MAX_BLOCK_ANY};
 use crate::sync::{AtomicU32, Ordering, fence};
 
 /// The host-side words that let threads block on a signal: a count of
@@ -88,21 +88,21 @@ impl WakeState {
     }
 
     #[inline]
-    pub(crate) fn add_waiter(&self) {
+    fn add_waiter(&self) {
         // Saturation cannot happen with fewer than 2^32 threads; wrapping
         // would only cost spurious wakes, never a lost one.
         self.waiters.fetch_add(1, Ordering::Relaxed);
     }
 
     #[inline]
-    pub(crate) fn remove_waiter(&self) {
+    fn remove_waiter(&self) {
         self.waiters.fetch_sub(1, Ordering::Relaxed);
     }
 
-    /// Reads the wake sequence (acquire). Between this and testing the
-    /// value, [`fence_before_check`] must run.
+    /// Reads the wake sequence (acquire); the value test must follow a
+    /// `SeqCst` fence after this read.
     #[inline]
-    pub(crate) fn sequence(&self) -> u32 {
+    fn sequence(&self) -> u32 {
         self.seq.load(Ordering::Acquire)
     }
 }
@@ -112,12 +112,6 @@ impl Default for WakeState {
     fn default() -> Self {
         Self::new()
     }
-}
-
-/// The fence between reading the wake sequences and testing the values.
-#[inline]
-pub(crate) fn fence_before_check() {
-    fence(Ordering::SeqCst);
 }
 
 /// A registered waiter of one [`WakeState`]; unregisters on drop.
@@ -133,7 +127,7 @@ impl Registration<'_> {
     #[inline]
     pub fn snapshot(&self) -> u32 {
         let s = self.state.sequence();
-        fence_before_check();
+        fence(Ordering::SeqCst);
         s
     }
 
@@ -147,5 +141,55 @@ impl Registration<'_> {
 impl Drop for Registration<'_> {
     fn drop(&mut self) {
         self.state.remove_waiter();
+    }
+}
+
+/// A waiter registered with several [`WakeState`]s at once (wait on any of
+/// N signals); unregisters from all of them on drop. `state` projects an
+/// item of the list to its wake state.
+pub struct AnyRegistration<'e, T> {
+    items: &'e [T],
+    state: fn(&T) -> &WakeState,
+}
+
+impl<'e, T> AnyRegistration<'e, T> {
+    /// Registers with the wake state of every item.
+    pub fn new(items: &'e [T], state: fn(&T) -> &WakeState) -> Self {
+        for item in items {
+            state(item).add_waiter();
+        }
+        Self { items, state }
+    }
+
+    /// Reads the wake sequence of the first [`MAX_BLOCK_ANY`] items into
+    /// `words` (replacing its contents), then fences; test every value
+    /// after this, and if none satisfies, block on `words`.
+    pub fn snapshot<'s>(&'s self, words: &mut heapless::Vec<BlockOn<'s>, MAX_BLOCK_ANY>) {
+        words.clear();
+        for item in self.items.iter().take(MAX_BLOCK_ANY) {
+            let wake = (self.state)(item);
+            // Cannot fail: at most MAX_BLOCK_ANY items are taken.
+            let _ = words.push(BlockOn {
+                word: &wake.seq,
+                expected: wake.sequence(),
+            });
+        }
+        fence(Ordering::SeqCst);
+    }
+}
+
+impl<T> Drop for AnyRegistration<'_, T> {
+    fn drop(&mut self) {
+        for item in self.items {
+            (self.state)(item).remove_waiter();
+        }
+    }
+}
+
+impl<T> core::fmt::Debug for AnyRegistration<'_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("AnyRegistration")
+            .field("signals", &self.items.len())
+            .finish()
     }
 }

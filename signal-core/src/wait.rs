@@ -6,7 +6,7 @@
 use core::sync::atomic::Ordering;
 
 use crate::host::{BlockOn, Blocker, Clock, MAX_BLOCK_ANY, SignalHost};
-use crate::protocol::fence_before_check;
+use crate::protocol::AnyRegistration;
 use crate::signal::{LoadOrder, Signal, SignalStorage};
 
 /// `HSA_SIGNAL_CONDITION_EQ`.
@@ -367,28 +367,6 @@ impl<H: SignalHost + ?Sized> Signal<'_, H> {
     }
 }
 
-/// Unregisters a wait-any from every signal it registered with.
-struct AnyRegistration<'e, 'a> {
-    entries: &'e [WaitAnyEntry<'a>],
-}
-
-impl<'e, 'a> AnyRegistration<'e, 'a> {
-    fn new(entries: &'e [WaitAnyEntry<'a>]) -> Self {
-        for e in entries {
-            e.signal.wake_state().add_waiter();
-        }
-        Self { entries }
-    }
-}
-
-impl Drop for AnyRegistration<'_, '_> {
-    fn drop(&mut self) {
-        for e in self.entries {
-            e.signal.wake_state().remove_waiter();
-        }
-    }
-}
-
 /// How long a wait-any over more than [`MAX_BLOCK_ANY`] signals sleeps at
 /// most, since it can only sleep on the first [`MAX_BLOCK_ANY`] words and
 /// must poll the rest.
@@ -458,24 +436,16 @@ pub fn wait_any_with_policy<H: Blocker + Clock + ?Sized>(
         yields = yields.saturating_add(1);
     }
 
-    let _registration = AnyRegistration::new(entries);
+    let registration = AnyRegistration::new(entries, |e| e.signal.wake_state());
     let overflow = entries.len() > MAX_BLOCK_ANY;
     let slice = if overflow {
         min_slice(policy.block_slice_ns, Some(WAIT_ANY_OVERFLOW_SLICE_NS))
     } else {
         policy.block_slice_ns
     };
+    let mut words: heapless::Vec<BlockOn<'_>, MAX_BLOCK_ANY> = heapless::Vec::new();
     loop {
-        let mut words: heapless::Vec<BlockOn<'_>, MAX_BLOCK_ANY> = heapless::Vec::new();
-        for e in entries.iter().take(MAX_BLOCK_ANY) {
-            let wake = e.signal.wake_state();
-            // Cannot fail: at most MAX_BLOCK_ANY entries are taken.
-            let _ = words.push(BlockOn {
-                word: wake.sequence_word(),
-                expected: wake.sequence(),
-            });
-        }
-        fence_before_check();
+        registration.snapshot(&mut words);
         if let Some(hit) = first_satisfied(entries, ord) {
             return Ok(satisfied(hit));
         }
