@@ -1,0 +1,304 @@
+//! Signal benchmarks, each side by side with a named alternative in the
+//! same run, reported as a ratio (ours / alternative):
+//! - wake-up latency of a blocked waiter (ping-pong between two threads,
+//!   each blocking on its signal; one-way latency = round trip / 2) against
+//!   a raw futex ping-pong and a `std::sync::Condvar` ping-pong;
+//! - the spinning wait (`HSA_WAIT_STATE_ACTIVE`) against a plain atomic
+//!   ping-pong;
+//! - uncontended operations against the same operation on a plain
+//!   `AtomicI64`.
+//!
+//! `cargo bench -p std-shim --bench signal_wake` measures; without
+//! `--bench` (as `cargo test` runs it) it does a few iterations as a smoke
+//! test and makes no timing claims.
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicI64, AtomicU32, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::thread;
+use std::time::Instant;
+
+use rustix::thread::futex;
+use signal_core::*;
+use std_shim::FutexHost;
+
+/// Runs `f(iterations)` `reps` times and returns the median ns/iteration.
+fn median_ns(reps: usize, iterations: u64, mut f: impl FnMut(u64)) -> f64 {
+    let mut v: Vec<f64> = (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            f(iterations);
+            t.elapsed().as_nanos() as f64 / iterations as f64
+        })
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Signal ping-pong: returns after `n` round trips.
+fn signal_ping_pong(n: u64, state: WaitState, policy: &WaitPolicy) {
+    let host = FutexHost::new();
+    let ping = SignalStorage::new(0);
+    let pong = SignalStorage::new(0);
+    let wait = |s: &SignalStorage, i: i64| {
+        let r = s.bind(&host).wait_with_policy(
+            Condition::Eq,
+            i,
+            TIMEOUT_INFINITE,
+            state,
+            LoadOrder::Acquire,
+            policy,
+        );
+        assert_eq!(r, Ok(WaitOutcome::Satisfied(i)));
+    };
+    thread::scope(|sc| {
+        sc.spawn(|| {
+            for i in 1..=n as i64 {
+                wait(&ping, i);
+                pong.bind(&host).store(i, StoreOrder::Release);
+            }
+        });
+        for i in 1..=n as i64 {
+            ping.bind(&host).store(i, StoreOrder::Release);
+            wait(&pong, i);
+        }
+    });
+}
+
+/// The textbook futex ping-pong: store, `FUTEX_WAKE` one; wait with
+/// `FUTEX_WAIT` while the word is stale.
+fn futex_ping_pong(n: u64) {
+    let ping = AtomicU32::new(0);
+    let pong = AtomicU32::new(0);
+    let set = |w: &AtomicU32, i: u32| {
+        w.store(i, Ordering::Release);
+        let _ = futex::wake(w, futex::Flags::PRIVATE, 1);
+    };
+    let wait = |w: &AtomicU32, i: u32| loop {
+        let v = w.load(Ordering::Acquire);
+        if v == i {
+            return;
+        }
+        let _ = futex::wait(w, futex::Flags::PRIVATE, v, None);
+    };
+    thread::scope(|sc| {
+        sc.spawn(|| {
+            for i in 1..=n as u32 {
+                wait(&ping, i);
+                set(&pong, i);
+            }
+        });
+        for i in 1..=n as u32 {
+            set(&ping, i);
+            wait(&pong, i);
+        }
+    });
+}
+
+fn condvar_ping_pong(n: u64) {
+    let ping = (Mutex::new(0u64), Condvar::new());
+    let pong = (Mutex::new(0u64), Condvar::new());
+    let set = |(m, c): &(Mutex<u64>, Condvar), i: u64| {
+        *m.lock().unwrap() = i;
+        c.notify_one();
+    };
+    let wait = |(m, c): &(Mutex<u64>, Condvar), i: u64| {
+        let mut g = m.lock().unwrap();
+        while *g != i {
+            g = c.wait(g).unwrap();
+        }
+    };
+    thread::scope(|sc| {
+        sc.spawn(|| {
+            for i in 1..=n {
+                wait(&ping, i);
+                set(&pong, i);
+            }
+        });
+        for i in 1..=n {
+            set(&ping, i);
+            wait(&pong, i);
+        }
+    });
+}
+
+fn atomic_ping_pong(n: u64) {
+    let ping = AtomicI64::new(0);
+    let pong = AtomicI64::new(0);
+    let wait = |w: &AtomicI64, i: i64| {
+        while w.load(Ordering::Acquire) != i {
+            std::hint::spin_loop();
+        }
+    };
+    thread::scope(|sc| {
+        sc.spawn(|| {
+            for i in 1..=n as i64 {
+                wait(&ping, i);
+                pong.store(i, Ordering::Release);
+            }
+        });
+        for i in 1..=n as i64 {
+            ping.store(i, Ordering::Release);
+            wait(&pong, i);
+        }
+    });
+}
+
+struct Row {
+    what: &'static str,
+    ours: f64,
+    alternative: &'static str,
+    theirs: f64,
+}
+
+fn main() {
+    let measure = std::env::args().any(|a| a == "--bench");
+    // Smoke mode: a handful of iterations, just to prove the code runs.
+    let (reps, blocked_n, spin_n, op_n) = if measure {
+        (7, 20_000, 200_000, 20_000_000)
+    } else {
+        (1, 50, 50, 1_000)
+    };
+    let mut rows = Vec::new();
+
+    // Blocked wake-up: both sides sleep at once, so every round trip is
+    // two blocked wake-ups. Interleave the contenders per repetition.
+    let half = |rtt: f64| rtt / 2.0;
+    let ours_blocked = half(median_ns(reps, blocked_n, |n| {
+        signal_ping_pong(n, WaitState::Blocked, &WaitPolicy::BLOCK_AT_ONCE)
+    }));
+    let futex_blocked = half(median_ns(reps, blocked_n, futex_ping_pong));
+    let condvar_blocked = half(median_ns(reps, blocked_n, condvar_ping_pong));
+    let ours_default = half(median_ns(reps, blocked_n, |n| {
+        signal_ping_pong(n, WaitState::Blocked, &WaitPolicy::DEFAULT)
+    }));
+    rows.push(Row {
+        what: "blocked wake-up, one way (BLOCK_AT_ONCE)",
+        ours: ours_blocked,
+        alternative: "raw futex ping-pong",
+        theirs: futex_blocked,
+    });
+    rows.push(Row {
+        what: "blocked wake-up, one way (BLOCK_AT_ONCE)",
+        ours: ours_blocked,
+        alternative: "std Condvar ping-pong",
+        theirs: condvar_blocked,
+    });
+    rows.push(Row {
+        what: "blocked-state wait, one way (DEFAULT: spin, yield, block)",
+        ours: ours_default,
+        alternative: "raw futex ping-pong",
+        theirs: futex_blocked,
+    });
+
+    let ours_spin = half(median_ns(reps, spin_n, |n| {
+        signal_ping_pong(n, WaitState::Active, &WaitPolicy::DEFAULT)
+    }));
+    let atomic_spin = half(median_ns(reps, spin_n, atomic_ping_pong));
+    rows.push(Row {
+        what: "spinning wait, one way (ACTIVE)",
+        ours: ours_spin,
+        alternative: "AtomicI64 spin ping-pong",
+        theirs: atomic_spin,
+    });
+
+    // Uncontended operations: one signal, no waiters.
+    let host = FutexHost::new();
+    let storage = SignalStorage::new(0);
+    let s = storage.bind(&host);
+    let plain = AtomicI64::new(0);
+    let mut op = |what, alternative, ours: &dyn Fn(i64), theirs: &dyn Fn(i64)| {
+        let o = median_ns(reps, op_n, |n| {
+            (0..n as i64).for_each(|i| ours(black_box(i)))
+        });
+        let t = median_ns(reps, op_n, |n| {
+            (0..n as i64).for_each(|i| theirs(black_box(i)))
+        });
+        rows.push(Row {
+            what,
+            ours: o,
+            alternative,
+            theirs: t,
+        });
+    };
+    op(
+        "load (scacquire)",
+        "AtomicI64::load(Acquire)",
+        &|_| {
+            black_box(s.load(LoadOrder::Acquire));
+        },
+        &|_| {
+            black_box(plain.load(Ordering::Acquire));
+        },
+    );
+    op(
+        "store (screlease)",
+        "AtomicI64::store(Release)",
+        &|i| s.store(i, StoreOrder::Release),
+        &|i| plain.store(i, Ordering::Release),
+    );
+    op(
+        "silent store (screlease)",
+        "AtomicI64::store(Release)",
+        &|i| s.silent_store(i, StoreOrder::Release),
+        &|i| plain.store(i, Ordering::Release),
+    );
+    op(
+        "add (scacq_screl)",
+        "AtomicI64::fetch_add(AcqRel)",
+        &|i| {
+            black_box(s.add(i, RmwOrder::AcqRel));
+        },
+        &|i| {
+            black_box(plain.fetch_add(i, Ordering::AcqRel));
+        },
+    );
+    op(
+        "cas (scacq_screl)",
+        "AtomicI64::compare_exchange(AcqRel)",
+        &|i| {
+            black_box(s.cas(i, i + 1, RmwOrder::AcqRel));
+        },
+        &|i| {
+            let _ =
+                black_box(plain.compare_exchange(i, i + 1, Ordering::AcqRel, Ordering::Acquire));
+        },
+    );
+    op(
+        "wait, already satisfied (scacquire)",
+        "AtomicI64::load(Acquire) + compare",
+        &|_| {
+            let r = s.wait(
+                Condition::Ne,
+                black_box(i64::MIN),
+                TIMEOUT_INFINITE,
+                WaitState::Blocked,
+                LoadOrder::Acquire,
+            );
+            let _ = black_box(r);
+        },
+        &|_| {
+            black_box(plain.load(Ordering::Acquire) != black_box(i64::MIN));
+        },
+    );
+
+    if !measure {
+        println!(
+            "signal_wake: smoke run ok ({} rows; pass --bench to measure)",
+            rows.len()
+        );
+        return;
+    }
+    println!("| operation | ours (ns) | alternative | alternative (ns) | ratio |");
+    println!("|---|---:|---|---:|---:|");
+    for r in &rows {
+        println!(
+            "| {} | {:.1} | {} | {:.1} | {:.2}x |",
+            r.what,
+            r.ours,
+            r.alternative,
+            r.theirs,
+            r.ours / r.theirs
+        );
+    }
+}
