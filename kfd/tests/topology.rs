@@ -44,6 +44,7 @@ fn cpu_only_machine() {
     );
     assert!(n.io_links.is_empty() && n.caches.is_empty());
     assert_eq!(t.gpus().count(), 0);
+    assert_eq!(n.local_memory_bytes(), 0);
     assert_eq!(t.numa_node_of(0), Some(0));
 }
 
@@ -150,6 +151,7 @@ fn mi300x_machine() {
         assert_eq!(p.device_id, 0x74a1);
         // rocminfo: 201310208 KB (192 GiB less the driver's reservation).
         assert_eq!(g.memory_of(HeapType::FrameBufferPublic), 201_310_208 * 1024);
+        assert_eq!(g.local_memory_bytes(), 201_310_208 * 1024);
         assert_eq!(
             g.caches_at(3).map(|c| c.size_kib).collect::<Vec<_>>(),
             [262_144]

@@ -127,6 +127,13 @@ impl Node {
             .fold(0u64, |acc, b| acc.saturating_add(b.size_in_bytes))
     }
 
+    /// Bytes of device-local memory: the `FB_PUBLIC` and `FB_PRIVATE` banks
+    /// (0 on CPU nodes, whose memory is `SYSTEM`).
+    pub fn local_memory_bytes(&self) -> u64 {
+        self.memory_of(HeapType::FrameBufferPublic)
+            .saturating_add(self.memory_of(HeapType::FrameBufferPrivate))
+    }
+
     /// Caches at `level`, in index order.
     pub fn caches_at(&self, level: u32) -> impl Iterator<Item = &Cache> {
         self.caches.iter().filter(move |c| c.level == level)
