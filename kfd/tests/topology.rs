@@ -88,7 +88,7 @@ fn mi250x_machine() {
         assert_eq!(g.name, "aldebaran");
         assert_eq!(p.gfx_target(), Some(GfxTargetVersion(90010)));
         assert_eq!(p.gfx_target().unwrap().to_string(), "gfx90a");
-        assert_eq!(p.cu_count(), 110, "rocminfo: Compute Unit 110");
+        assert_eq!(p.cu_count(), 110, "110 CUs per MI250X GCD");
         assert_eq!(p.device_id, 0x740c, "rocminfo: Chip ID 29708(0x740c)");
         assert_eq!(p.max_engine_clk_fcompute, Some(1700));
         assert_eq!(p.wave_front_size, 64);
