@@ -21,7 +21,7 @@
 #![no_std]
 #![deny(unsafe_code)]
 
-#[cfg(feature = "decompress")]
+#[cfg(any(feature = "decompress", feature = "loader"))]
 extern crate alloc;
 
 #[macro_use]
@@ -31,6 +31,8 @@ pub mod bundle;
 pub mod bytes;
 pub mod elf;
 pub mod error;
+#[cfg(feature = "loader")]
+pub mod goblin_view;
 pub mod metadata;
 pub mod kernel_descriptor;
 pub mod load;

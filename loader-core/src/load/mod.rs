@@ -525,49 +525,22 @@ impl<'a> LoadedCodeObject<'a> {
         M: AgentMemory + ?Sized,
         R: FnMut(&'a str) -> Option<u64>,
     {
-        for section in self.elf.sections() {
-            let h = *section.header();
-            if h.sh_flags & SHF_ALLOC == 0 {
-                continue; // static relocations left by --emit-relocs: not the loader's
-            }
-            let at = Location::Item("section", index(section.index()));
-            if h.sh_type == SHT_REL {
-                return Err(Error::unsupported(
-                    "SHT_REL dynamic relocations (AMDGPU uses SHT_RELA)",
-                    at,
-                )
-                .into());
-            }
-            if h.sh_type != SHT_RELA {
-                continue;
-            }
-            if h.sh_entsize != RELA_SIZE as u64 {
-                return Err(Error::malformed("relocation section sh_entsize is not 24", at).into());
-            }
-            let table = section.data()?;
-            if table.len() % RELA_SIZE != 0 {
-                return Err(Error::malformed(
-                    "relocation section size is not a multiple of 24",
-                    at,
-                )
-                .into());
-            }
-            let symbols = if table.is_empty() {
+        let mut table: Option<(u32, SymbolTable<'a>)> = None;
+        for rela in dynamic_relocations(&self.elf) {
+            let rela = rela?;
+            let symbols = if rela.symbol == 0 {
                 None
             } else {
-                let link = self.elf.section(h.sh_link as usize)?;
-                if link.sh_type() != SHT_DYNSYM {
-                    return Err(Error::inconsistent(
-                        "dynamic relocations do not link to .dynsym",
-                        at,
-                    )
-                    .into());
+                match table {
+                    Some((link, t)) if link == rela.symbol_table => Some(t),
+                    _ => {
+                        let t = self.elf.symbol_table_at(rela.symbol_table as usize)?;
+                        table = Some((rela.symbol_table, t));
+                        Some(t)
+                    }
                 }
-                Some(self.elf.symbol_table_at(h.sh_link as usize)?)
             };
-            for (i, rela) in table.chunks_exact(RELA_SIZE).enumerate() {
-                self.apply(memory, resolve, symbols.as_ref(), rela, index(i))?;
-            }
+            self.apply(memory, resolve, symbols.as_ref(), &rela)?;
         }
         Ok(())
     }
@@ -577,19 +550,17 @@ impl<'a> LoadedCodeObject<'a> {
         memory: &mut M,
         resolve: &mut R,
         symbols: Option<&SymbolTable<'a>>,
-        rela: &[u8],
-        i: u32,
+        rela: &Rela,
     ) -> Result<(), LoadError<'a>>
     where
         M: AgentMemory + ?Sized,
         R: FnMut(&'a str) -> Option<u64>,
     {
+        let i = rela.index;
         let at = Location::Item("relocation", i);
-        let trunc = Error::truncated("relocation entry", at);
-        let r_offset = u64_at(rela, 0).ok_or(trunc)?;
-        let r_info = u64_at(rela, 8).ok_or(trunc)?;
-        let addend = i64_at(rela, 16).ok_or(trunc)?;
-        let kind = RelocationType::from_raw(r_info as u32)
+        let (r_offset, addend) = (rela.offset, rela.addend);
+        let kind = rela
+            .kind
             .ok_or(Error::unsupported("unknown R_AMDGPU relocation type", at))?;
         if kind == RelocationType::None {
             return Ok(());
@@ -609,7 +580,7 @@ impl<'a> LoadedCodeObject<'a> {
             )
             .into());
         }
-        let sym_index = (r_info >> 32) as usize;
+        let sym_index = rela.symbol as usize;
         let symbol = if kind.uses_symbol() && sym_index != 0 {
             let table = symbols.ok_or(Error::missing("relocation needs a symbol table", at))?;
             let sym = table.get(sym_index).map_err(|e| e.at(at))?;
@@ -857,5 +828,155 @@ impl<'a> Iterator for Variables<'a> {
             });
         }
         None
+    }
+}
+
+/// One `Elf64_Rela` of an allocated (dynamic) relocation section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Rela {
+    /// Index of the relocation section.
+    pub section: u32,
+    /// Index of the entry in its section.
+    pub index: u32,
+    /// `r_offset`: the virtual address of the place.
+    pub offset: u64,
+    /// `ELF64_R_TYPE(r_info)`.
+    pub raw_type: u32,
+    /// The type, if it is an `R_AMDGPU_*` type.
+    pub kind: Option<RelocationType>,
+    /// `ELF64_R_SYM(r_info)`.
+    pub symbol: u32,
+    /// `r_addend`.
+    pub addend: i64,
+    /// The section index of the symbol table the entry refers to (`sh_link`).
+    pub symbol_table: u32,
+}
+
+/// The dynamic relocations of `elf`: every entry of every `SHT_RELA`
+/// section with `SHF_ALLOC` (`.rela.dyn`), checked (entry size 24, linked to
+/// `.dynsym`). Static relocation sections that `--emit-relocs` leaves are
+/// not the loader's and are skipped; an allocated `SHT_REL` section is an
+/// error (AMDGPU uses RELA only). Yields an error once, then stops.
+pub fn dynamic_relocations<'a>(elf: &ElfFile<'a>) -> DynamicRelocations<'a> {
+    DynamicRelocations {
+        elf: *elf,
+        section: 0,
+        table: &[],
+        link: 0,
+        pos: 0,
+        done: false,
+    }
+}
+
+/// Iterator returned by [`dynamic_relocations`].
+#[derive(Clone, Debug)]
+pub struct DynamicRelocations<'a> {
+    elf: ElfFile<'a>,
+    section: usize,
+    table: &'a [u8],
+    link: u32,
+    pos: usize,
+    done: bool,
+}
+
+impl DynamicRelocations<'_> {
+    /// Moves to the next dynamic relocation section with entries left.
+    fn next_table(&mut self) -> Result<bool, Error> {
+        while self.section < self.elf.section_count() {
+            let i = self.section;
+            self.section += 1;
+            let section = self.elf.section(i)?;
+            let h = *section.header();
+            if h.sh_flags & SHF_ALLOC == 0 {
+                continue;
+            }
+            let at = Location::Item("section", index(i));
+            if h.sh_type == SHT_REL {
+                return Err(Error::unsupported(
+                    "SHT_REL dynamic relocations (AMDGPU uses SHT_RELA)",
+                    at,
+                ));
+            }
+            if h.sh_type != SHT_RELA {
+                continue;
+            }
+            if h.sh_entsize != RELA_SIZE as u64 {
+                return Err(Error::malformed(
+                    "relocation section sh_entsize is not 24",
+                    at,
+                ));
+            }
+            let table = section.data()?;
+            if table.len() % RELA_SIZE != 0 {
+                return Err(Error::malformed(
+                    "relocation section size is not a multiple of 24",
+                    at,
+                ));
+            }
+            if table.is_empty() {
+                continue;
+            }
+            let link = self.elf.section(h.sh_link as usize).map_err(|_| {
+                Error::out_of_bounds("relocation section sh_link is not a section", at)
+            })?;
+            if link.sh_type() != SHT_DYNSYM {
+                return Err(Error::inconsistent(
+                    "dynamic relocations do not link to .dynsym",
+                    at,
+                ));
+            }
+            self.table = table;
+            self.link = h.sh_link;
+            self.pos = 0;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+}
+
+impl Iterator for DynamicRelocations<'_> {
+    type Item = Result<Rela, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if self.pos >= self.table.len() {
+            match self.next_table() {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.done = true;
+                    return None;
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+        let entry = &self.table[self.pos..self.pos + RELA_SIZE];
+        let i = index(self.pos / RELA_SIZE);
+        self.pos += RELA_SIZE;
+        let (Some(offset), Some(info), Some(addend)) =
+            (u64_at(entry, 0), u64_at(entry, 8), i64_at(entry, 16))
+        else {
+            self.done = true;
+            return Some(Err(Error::truncated(
+                "relocation entry",
+                Location::Item("relocation", i),
+            )));
+        };
+        let raw_type = info as u32;
+        Some(Ok(Rela {
+            section: index(self.section - 1),
+            index: i,
+            offset,
+            raw_type,
+            kind: RelocationType::from_raw(raw_type),
+            symbol: (info >> 32) as u32,
+            addend,
+            symbol_table: self.link,
+        }))
     }
 }
