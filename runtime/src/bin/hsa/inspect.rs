@@ -175,7 +175,12 @@ fn inspect(bytes: &[u8]) -> Result<Report, String> {
             }
             let section = hip_fatbin_section(data)
                 .map_err(|e| format!("host ELF: {e}"))?
-                .ok_or("an ELF file that is neither an AMDGPU code object nor a host binary with .hip_fatbin")?;
+                .ok_or_else(|| {
+                    format!(
+                        "offset 0x12: e_machine {} is not EM_AMDGPU (224) and there is no .hip_fatbin section",
+                        machine.unwrap_or(0)
+                    )
+                })?;
             let mut bundles = Vec::new();
             for (i, item) in FatbinBundles::new(section).enumerate() {
                 let (offset, container) = item.map_err(|e| format!(".hip_fatbin: {e}"))?;

@@ -1,0 +1,516 @@
+//! Tests of `hsa inspect` over the loader-core corpus
+//! (`loader-core/corpus/`): golden text and JSON reports, JSON validity for
+//! every code object and bundle, the JSON metadata against what
+//! `llvm-readelf-19 --notes` prints, and one-line errors for bad files.
+//! Re-bless the golden files after an intended change of the output with
+//! `BLESS=1 cargo test -p runtime --test inspect_golden`.
+
+// The reader of llvm-readelf's YAML shared with the loader differential
+// tests in the `tests` crate.
+#[allow(dead_code)]
+#[path = "../../tests/tests/loader_support/llvm.rs"]
+mod llvm;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn corpus(path: &str) -> String {
+    format!("../loader-core/corpus/{path}")
+}
+
+fn hsa(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hsa"))
+        .args(args)
+        .current_dir(manifest_dir())
+        .output()
+        .expect("run hsa")
+}
+
+/// Runs `hsa inspect ARGS`, which must succeed silently on stderr.
+fn inspect_ok(args: &[&str]) -> String {
+    let mut all = vec!["inspect"];
+    all.extend_from_slice(args);
+    let out = hsa(&all);
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "hsa {all:?}: {:?}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+fn check_golden(name: &str, actual: &str) {
+    let file = manifest_dir().join("tests/inspect_golden").join(name);
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, actual).expect("write golden file");
+        return;
+    }
+    let expected = std::fs::read_to_string(&file)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with BLESS=1 to create it)", file.display()));
+    if expected != actual {
+        let line = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
+        panic!(
+            "{} differs from the output at line {}:\n  golden: {:?}\n  actual: {:?}\n\
+             (re-bless with BLESS=1 if the change is intended)",
+            file.display(),
+            line + 1,
+            expected.lines().nth(line),
+            actual.lines().nth(line)
+        );
+    }
+}
+
+/// Text reports: a code object per interesting shape, and a HIP host
+/// binary (compressed bundle inside); uncompressed and compressed bundles
+/// are compared with each other below.
+const TEXT_CASES: &[(&str, &str)] = &[
+    ("co/gfx90a-v5.co", "gfx90a-v5.txt"),
+    ("co/gfx908-v4-sramecc+.co", "gfx908-v4-sramecc+.txt"),
+    (
+        "co/gfx942-v5-kernarg-preload.co",
+        "gfx942-v5-kernarg-preload.txt",
+    ),
+    ("co/gfx11-generic-v6.co", "gfx11-generic-v6.txt"),
+    ("bundle/fatbin-host.o", "fatbin-host.o.txt"),
+];
+
+#[test]
+fn text_reports_match_golden_files() {
+    for (input, golden) in TEXT_CASES {
+        check_golden(golden, &inspect_ok(&[&corpus(input)]));
+    }
+}
+
+#[test]
+fn json_report_matches_golden_file() {
+    check_golden(
+        "gfx90a-v5.json",
+        &inspect_ok(&[&corpus("co/gfx90a-v5.co"), "--json"]),
+    );
+}
+
+#[test]
+fn compressed_and_uncompressed_bundles_hold_the_same_code_objects() {
+    let plain = inspect_ok(&[&corpus("bundle/three-targets.bundle"), "--json"]);
+    let packed = inspect_ok(&[&corpus("bundle/three-targets-compressed.bundle"), "--json"]);
+    let Json::Object(plain) = parse_json(&plain).unwrap() else {
+        panic!()
+    };
+    let Json::Object(packed) = parse_json(&packed).unwrap() else {
+        panic!()
+    };
+    let entries = |o: &[(String, Json)]| -> Json {
+        let Some((_, Json::Array(bundles))) = o.iter().find(|(k, _)| k == "bundles") else {
+            panic!("no bundles")
+        };
+        let Json::Object(b) = &bundles[0] else {
+            panic!()
+        };
+        b.iter().find(|(k, _)| k == "entries").unwrap().1.clone()
+    };
+    assert_eq!(entries(&plain), entries(&packed));
+}
+
+// ---- JSON validity and content --------------------------------------------
+
+/// A JSON value; objects keep their order and duplicate keys so the tests
+/// can reject duplicates.
+#[derive(Clone, Debug, PartialEq)]
+enum Json {
+    Null,
+    Bool(bool),
+    /// The number's text, as written (checked against RFC 8259's grammar).
+    Number(String),
+    String(String),
+    Array(Vec<Json>),
+    Object(Vec<(String, Json)>),
+}
+
+/// A strict RFC 8259 parser: one value, optional whitespace around it.
+fn parse_json(text: &str) -> Result<Json, String> {
+    let mut p = JsonParser {
+        s: text.as_bytes(),
+        i: 0,
+    };
+    let v = p.value(0)?;
+    p.ws();
+    if p.i != p.s.len() {
+        return Err(format!("trailing text at byte {}", p.i));
+    }
+    Ok(v)
+}
+
+struct JsonParser<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl JsonParser<'_> {
+    fn ws(&mut self) {
+        while matches!(self.s.get(self.i), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            self.i += 1;
+        }
+    }
+    fn err<T>(&self, what: &str) -> Result<T, String> {
+        Err(format!("{what} at byte {}", self.i))
+    }
+    fn eat(&mut self, lit: &str) -> bool {
+        if self.s[self.i..].starts_with(lit.as_bytes()) {
+            self.i += lit.len();
+            true
+        } else {
+            false
+        }
+    }
+    fn value(&mut self, depth: usize) -> Result<Json, String> {
+        if depth > 64 {
+            return self.err("nesting too deep");
+        }
+        self.ws();
+        match self.s.get(self.i) {
+            Some(b'{') => {
+                self.i += 1;
+                let mut entries: Vec<(String, Json)> = Vec::new();
+                self.ws();
+                if self.eat("}") {
+                    return Ok(Json::Object(entries));
+                }
+                loop {
+                    self.ws();
+                    let Json::String(k) = self.string()? else {
+                        unreachable!()
+                    };
+                    if entries.iter().any(|(e, _)| *e == k) {
+                        return self.err(&format!("duplicate key {k:?}"));
+                    }
+                    self.ws();
+                    if !self.eat(":") {
+                        return self.err("expected ':'");
+                    }
+                    let v = self.value(depth + 1)?;
+                    entries.push((k, v));
+                    self.ws();
+                    if self.eat("}") {
+                        return Ok(Json::Object(entries));
+                    }
+                    if !self.eat(",") {
+                        return self.err("expected ',' or '}'");
+                    }
+                }
+            }
+            Some(b'[') => {
+                self.i += 1;
+                let mut items = Vec::new();
+                self.ws();
+                if self.eat("]") {
+                    return Ok(Json::Array(items));
+                }
+                loop {
+                    items.push(self.value(depth + 1)?);
+                    self.ws();
+                    if self.eat("]") {
+                        return Ok(Json::Array(items));
+                    }
+                    if !self.eat(",") {
+                        return self.err("expected ',' or ']'");
+                    }
+                }
+            }
+            Some(b'"') => self.string(),
+            Some(b't') if self.eat("true") => Ok(Json::Bool(true)),
+            Some(b'f') if self.eat("false") => Ok(Json::Bool(false)),
+            Some(b'n') if self.eat("null") => Ok(Json::Null),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => self.err("expected a value"),
+        }
+    }
+    fn number(&mut self) -> Result<Json, String> {
+        let start = self.i;
+        self.eat("-");
+        match self.s.get(self.i) {
+            Some(b'0') => self.i += 1,
+            Some(b'1'..=b'9') => {
+                while matches!(self.s.get(self.i), Some(b'0'..=b'9')) {
+                    self.i += 1;
+                }
+            }
+            _ => return self.err("bad number"),
+        }
+        if self.eat(".") {
+            let digits = self.i;
+            while matches!(self.s.get(self.i), Some(b'0'..=b'9')) {
+                self.i += 1;
+            }
+            if self.i == digits {
+                return self.err("bad fraction");
+            }
+        }
+        if matches!(self.s.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.s.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            let digits = self.i;
+            while matches!(self.s.get(self.i), Some(b'0'..=b'9')) {
+                self.i += 1;
+            }
+            if self.i == digits {
+                return self.err("bad exponent");
+            }
+        }
+        Ok(Json::Number(
+            String::from_utf8(self.s[start..self.i].to_vec()).unwrap(),
+        ))
+    }
+    fn string(&mut self) -> Result<Json, String> {
+        if !self.eat("\"") {
+            return self.err("expected a string");
+        }
+        let mut out = String::new();
+        loop {
+            let Some(&b) = self.s.get(self.i) else {
+                return self.err("unterminated string");
+            };
+            match b {
+                b'"' => {
+                    self.i += 1;
+                    return Ok(Json::String(out));
+                }
+                b'\\' => {
+                    let Some(&e) = self.s.get(self.i + 1) else {
+                        return self.err("bad escape");
+                    };
+                    self.i += 2;
+                    out.push(match e {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\x08',
+                        b'f' => '\x0c',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => {
+                            let hex =
+                                std::str::from_utf8(self.s.get(self.i..self.i + 4).unwrap_or(b""))
+                                    .unwrap_or("");
+                            let c = u32::from_str_radix(hex, 16).ok().and_then(char::from_u32);
+                            self.i += 4;
+                            c.ok_or("bad \\u escape")?
+                        }
+                        _ => return self.err("bad escape"),
+                    });
+                }
+                0..=0x1f => return self.err("control character in string"),
+                _ => {
+                    // Copy one UTF-8 character.
+                    let rest = std::str::from_utf8(&self.s[self.i..])
+                        .map_err(|_| "invalid UTF-8".to_string())?;
+                    let c = rest.chars().next().unwrap();
+                    out.push(c);
+                    self.i += c.len_utf8();
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn json_parser_is_strict() {
+    for bad in [
+        "{\"a\":1,}",
+        "[1,]",
+        "{\"a\":1,\"a\":2}",
+        "01",
+        "1.",
+        "\"\\x\"",
+        "{a:1}",
+        "[1] 2",
+        "\"\u{1}\"",
+    ] {
+        assert!(parse_json(bad).is_err(), "accepted {bad:?}");
+    }
+    assert_eq!(
+        parse_json(" {\"a\": [1, -2.5e3, true, null, \"\\u0041\"]} ").unwrap(),
+        Json::Object(vec![(
+            "a".into(),
+            Json::Array(vec![
+                Json::Number("1".into()),
+                Json::Number("-2.5e3".into()),
+                Json::Bool(true),
+                Json::Null,
+                Json::String("A".into())
+            ])
+        )])
+    );
+}
+
+fn corpus_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in ["co", "bundle"] {
+        for e in std::fs::read_dir(manifest_dir().join(corpus(dir))).expect("corpus directory") {
+            files.push(e.unwrap().path());
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 43, "corpus has {} files", files.len());
+    files
+}
+
+/// Compares the JSON metadata with llvm-readelf's YAML, every key and value.
+fn compare(json: &Json, yaml: &llvm::Node, path: &str, diffs: &mut Vec<String>) {
+    use llvm::{Node, Scalar};
+    match (json, yaml) {
+        (Json::Object(o), Node::Map(m)) => {
+            let mut a: Vec<&str> = o.iter().map(|e| e.0.as_str()).collect();
+            let mut b: Vec<&str> = m.iter().map(|e| e.0.as_str()).collect();
+            a.sort();
+            b.sort();
+            if a != b {
+                return diffs.push(format!("{path}: keys {a:?} in JSON, {b:?} in llvm-readelf"));
+            }
+            for (k, v) in o {
+                let node = &m.iter().find(|e| e.0 == *k).unwrap().1;
+                compare(v, node, &format!("{path}/{k}"), diffs);
+            }
+        }
+        (Json::Array(a), Node::Seq(s)) if a.len() == s.len() => {
+            for (i, (v, n)) in a.iter().zip(s).enumerate() {
+                compare(v, n, &format!("{path}[{i}]"), diffs);
+            }
+        }
+        (Json::String(s), Node::Scalar(Scalar::Quoted(t) | Scalar::Plain(t))) if s == t => {}
+        (Json::Number(n), Node::Scalar(Scalar::Plain(t))) if n == t => {}
+        (Json::Bool(b), Node::Scalar(Scalar::Plain(t))) if b.to_string() == *t => {}
+        (j, y) => diffs.push(format!("{path}: {j:?} in JSON, {y} in llvm-readelf")),
+    }
+}
+
+#[test]
+fn json_is_valid_and_its_metadata_equals_llvm_readelf() {
+    let mut compared = 0;
+    for file in corpus_files() {
+        let arg = file.to_str().unwrap();
+        let text = inspect_ok(&[arg, "--json"]);
+        let json =
+            parse_json(&text).unwrap_or_else(|e| panic!("{}: invalid JSON: {e}", file.display()));
+        if file.extension().is_some_and(|e| e == "co") {
+            let Json::Object(top) = &json else {
+                panic!("{}: not an object", file.display())
+            };
+            let Some((_, Json::Object(co))) = top.iter().find(|(k, _)| k == "code_object") else {
+                panic!("{}: no code_object", file.display())
+            };
+            let md = &co
+                .iter()
+                .find(|(k, _)| k == "metadata")
+                .expect("metadata key")
+                .1;
+            let yaml = llvm::readelf_metadata(Path::new(arg));
+            let mut diffs = Vec::new();
+            compare(md, &yaml[0], "metadata", &mut diffs);
+            assert!(
+                diffs.is_empty(),
+                "{}:\n{}",
+                file.display(),
+                diffs.join("\n")
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 40);
+}
+
+// ---- Errors ----------------------------------------------------------------
+
+/// Writes a bad input into the test's own temporary directory.
+fn bad_file(name: &str, bytes: &[u8]) -> String {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("inspect-bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn bad_files_get_one_line_saying_what_and_where() {
+    let co = std::fs::read(manifest_dir().join(corpus("co/gfx90a-v5.co"))).unwrap();
+    let bundle = std::fs::read(manifest_dir().join(corpus("bundle/three-targets.bundle"))).unwrap();
+    let ccob = std::fs::read(manifest_dir().join(corpus("bundle/three-targets-compressed.bundle")))
+        .unwrap();
+    let mut bad_phoff = co.clone();
+    bad_phoff[32..40].copy_from_slice(&u64::MAX.to_le_bytes());
+    let mut bad_count = bundle.clone();
+    bad_count[24..32].copy_from_slice(&u64::MAX.to_le_bytes());
+    let mut bad_payload = ccob.clone();
+    let last = bad_payload.len() - 40;
+    bad_payload[last..].fill(0x55);
+    let mut not_amdgpu = co.clone();
+    not_amdgpu[18] = 62; // EM_X86_64, and no .hip_fatbin
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("text", b"not a code object\n".to_vec()),
+        ("elf-header-only", co[..40].to_vec()),
+        ("truncated-code-object", co[..co.len() / 2].to_vec()),
+        ("program-headers-far-away", bad_phoff),
+        ("x86-elf-without-fatbin", not_amdgpu),
+        ("truncated-bundle", bundle[..100].to_vec()),
+        ("bundle-huge-entry-count", bad_count),
+        ("truncated-compressed-bundle", ccob[..30].to_vec()),
+        ("compressed-bundle-bad-payload", bad_payload),
+    ];
+    let mut transcript = String::new();
+    for (name, bytes) in cases {
+        let path = bad_file(name, &bytes);
+        for json in [false, true] {
+            let mut args = vec!["inspect", path.as_str()];
+            if json {
+                args.push("--json");
+            }
+            let out = hsa(&args);
+            let stderr = String::from_utf8(out.stderr).unwrap();
+            assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+            assert!(out.stdout.is_empty(), "{name}: printed a report");
+            assert_eq!(stderr.lines().count(), 1, "{name}: not one line: {stderr}");
+            let prefix = format!("hsa: inspect {path}: ");
+            let msg = stderr
+                .trim_end()
+                .strip_prefix(&prefix)
+                .unwrap_or_else(|| panic!("{name}: {stderr}"));
+            assert!(!msg.is_empty(), "{name}: no message");
+            if !json {
+                transcript.push_str(&format!("{name}: {msg}\n"));
+            }
+        }
+    }
+    check_golden("errors.txt", &transcript);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["inspect"][..],
+        &["inspect", "a", "b"],
+        &["inspect", "--yaml", "a"],
+    ] {
+        let out = hsa(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("usage: hsa inspect FILE [--json]"));
+    }
+    let out = hsa(&["inspect", "/nonexistent/file.co"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .starts_with("hsa: inspect /nonexistent/file.co: cannot read")
+    );
+}
