@@ -130,11 +130,13 @@ pub struct WaitPolicy {
 }
 
 impl WaitPolicy {
-    /// Spin about a few microseconds, yield a few times, then sleep until
-    /// woken (only host operations change the value).
+    /// Spin for about as long as a futex wake-up costs (128 checks, a few
+    /// microseconds: spinning longer than the blocked path's latency cannot
+    /// win), yield twice, then sleep until woken (only host operations
+    /// change the value).
     pub const DEFAULT: Self = Self {
-        spin_checks: 256,
-        yield_checks: 4,
+        spin_checks: 128,
+        yield_checks: 2,
         block_slice_ns: None,
     };
     /// Sleep at once (for waits known to be long, and to measure the

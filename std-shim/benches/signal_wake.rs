@@ -22,7 +22,8 @@ use rustix::thread::futex;
 use signal_core::*;
 use std_shim::FutexHost;
 
-/// Runs `f(iterations)` `reps` times and returns the median ns/iteration.
+/// Runs `f(iterations)` `reps` times and returns the median ns/iteration
+/// (for the single-threaded operation costs).
 fn median_ns(reps: usize, iterations: u64, mut f: impl FnMut(u64)) -> f64 {
     let mut v: Vec<f64> = (0..reps)
         .map(|_| {
@@ -122,12 +123,22 @@ fn condvar_ping_pong(n: u64) {
     });
 }
 
-fn atomic_ping_pong(n: u64) {
+/// Plain atomic ping-pong; `yield_after` spins, then `yield_now` between
+/// checks (the same back-off as `WaitPolicy::DEFAULT`'s active wait), or
+/// spin forever with `None`.
+fn atomic_ping_pong(n: u64, yield_after: Option<u32>) {
     let ping = AtomicI64::new(0);
     let pong = AtomicI64::new(0);
     let wait = |w: &AtomicI64, i: i64| {
+        let mut spins = 0u32;
         while w.load(Ordering::Acquire) != i {
-            std::hint::spin_loop();
+            match yield_after {
+                Some(limit) if spins >= limit => thread::yield_now(),
+                _ => {
+                    spins += 1;
+                    std::hint::spin_loop();
+                }
+            }
         }
     };
     thread::scope(|sc| {
@@ -144,6 +155,27 @@ fn atomic_ping_pong(n: u64) {
     });
 }
 
+/// Runs the contenders round-robin `reps` times (so load changes on the
+/// shared machine hit all of them alike) and returns each one's median
+/// ns per iteration.
+fn interleaved(reps: usize, iterations: u64, contenders: &mut [&mut dyn FnMut(u64)]) -> Vec<f64> {
+    let mut samples = vec![Vec::new(); contenders.len()];
+    for _ in 0..reps {
+        for (f, v) in contenders.iter_mut().zip(&mut samples) {
+            let t = Instant::now();
+            f(iterations);
+            v.push(t.elapsed().as_nanos() as f64 / iterations as f64);
+        }
+    }
+    samples
+        .into_iter()
+        .map(|mut v| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        })
+        .collect()
+}
+
 struct Row {
     what: &'static str,
     ours: f64,
@@ -155,7 +187,7 @@ fn main() {
     let measure = std::env::args().any(|a| a == "--bench");
     // Smoke mode: a handful of iterations, just to prove the code runs.
     let (reps, blocked_n, spin_n, op_n) = if measure {
-        (7, 20_000, 200_000, 20_000_000)
+        (7, 20_000, 50_000, 20_000_000)
     } else {
         (1, 50, 50, 1_000)
     };
@@ -163,44 +195,84 @@ fn main() {
 
     // Blocked wake-up: both sides sleep at once, so every round trip is
     // two blocked wake-ups. Interleave the contenders per repetition.
-    let half = |rtt: f64| rtt / 2.0;
-    let ours_blocked = half(median_ns(reps, blocked_n, |n| {
-        signal_ping_pong(n, WaitState::Blocked, &WaitPolicy::BLOCK_AT_ONCE)
-    }));
-    let futex_blocked = half(median_ns(reps, blocked_n, futex_ping_pong));
-    let condvar_blocked = half(median_ns(reps, blocked_n, condvar_ping_pong));
-    let ours_default = half(median_ns(reps, blocked_n, |n| {
-        signal_ping_pong(n, WaitState::Blocked, &WaitPolicy::DEFAULT)
-    }));
-    rows.push(Row {
-        what: "blocked wake-up, one way (BLOCK_AT_ONCE)",
-        ours: ours_blocked,
-        alternative: "raw futex ping-pong",
-        theirs: futex_blocked,
-    });
-    rows.push(Row {
-        what: "blocked wake-up, one way (BLOCK_AT_ONCE)",
-        ours: ours_blocked,
-        alternative: "std Condvar ping-pong",
-        theirs: condvar_blocked,
-    });
-    rows.push(Row {
-        what: "blocked-state wait, one way (DEFAULT: spin, yield, block)",
-        ours: ours_default,
-        alternative: "raw futex ping-pong",
-        theirs: futex_blocked,
-    });
+    const SPIN_ONLY: WaitPolicy = WaitPolicy {
+        spin_checks: u32::MAX,
+        yield_checks: 0,
+        block_slice_ns: None,
+    };
+    let blocked = interleaved(
+        reps,
+        blocked_n,
+        &mut [
+            &mut |n| signal_ping_pong(n, WaitState::Blocked, &WaitPolicy::BLOCK_AT_ONCE),
+            &mut futex_ping_pong,
+            &mut condvar_ping_pong,
+            &mut |n| signal_ping_pong(n, WaitState::Blocked, &WaitPolicy::DEFAULT),
+        ],
+    );
+    // One way = half a round trip.
+    let [ours_blocked, futex_blocked, condvar_blocked, ours_default] =
+        [0, 1, 2, 3].map(|i| blocked[i] / 2.0);
+    for (what, ours, alternative, theirs) in [
+        (
+            "blocked wake-up, one way (BLOCK_AT_ONCE)",
+            ours_blocked,
+            "raw futex ping-pong",
+            futex_blocked,
+        ),
+        (
+            "blocked wake-up, one way (BLOCK_AT_ONCE)",
+            ours_blocked,
+            "std Condvar ping-pong",
+            condvar_blocked,
+        ),
+        (
+            "blocked-state wait, one way (DEFAULT: spin, yield, block)",
+            ours_default,
+            "raw futex ping-pong",
+            futex_blocked,
+        ),
+    ] {
+        rows.push(Row {
+            what,
+            ours,
+            alternative,
+            theirs,
+        });
+    }
 
-    let ours_spin = half(median_ns(reps, spin_n, |n| {
-        signal_ping_pong(n, WaitState::Active, &WaitPolicy::DEFAULT)
-    }));
-    let atomic_spin = half(median_ns(reps, spin_n, atomic_ping_pong));
-    rows.push(Row {
-        what: "spinning wait, one way (ACTIVE)",
-        ours: ours_spin,
-        alternative: "AtomicI64 spin ping-pong",
-        theirs: atomic_spin,
-    });
+    let spin = interleaved(
+        reps,
+        spin_n,
+        &mut [
+            &mut |n| signal_ping_pong(n, WaitState::Active, &SPIN_ONLY),
+            &mut |n| atomic_ping_pong(n, None),
+            &mut |n| signal_ping_pong(n, WaitState::Active, &WaitPolicy::DEFAULT),
+            &mut |n| atomic_ping_pong(n, Some(WaitPolicy::DEFAULT.spin_checks)),
+        ],
+    );
+    let [ours_spin, atomic_spin, ours_active, atomic_yield] = [0, 1, 2, 3].map(|i| spin[i] / 2.0);
+    for (what, ours, alternative, theirs) in [
+        (
+            "spinning wait, one way (ACTIVE, spin only)",
+            ours_spin,
+            "AtomicI64 spin ping-pong",
+            atomic_spin,
+        ),
+        (
+            "active wait, one way (ACTIVE, DEFAULT: spin then yield)",
+            ours_active,
+            "AtomicI64 spin-then-yield ping-pong",
+            atomic_yield,
+        ),
+    ] {
+        rows.push(Row {
+            what,
+            ours,
+            alternative,
+            theirs,
+        });
+    }
 
     // Uncontended operations: one signal, no waiters.
     let host = FutexHost::new();

@@ -411,7 +411,7 @@ fn a_blocked_waiter_uses_no_cpu() {
         waiter.join().unwrap()
     });
     assert!(wall >= WAIT, "woke before the store: {wall:?}");
-    // The default policy spins ~256 checks and yields 4 times before
+    // The default policy spins 128 checks and yields twice before
     // sleeping: well under a millisecond of CPU; 5 ms leaves room for
     // scheduler noise, still 1% of the wait.
     assert!(
