@@ -164,6 +164,9 @@ fn compressed_corpus_bundle_header() {
         Container::parse(&data).unwrap(),
         Container::Compressed(_)
     ));
+    // Our MD5 gives the hash clang-offload-bundler stored.
+    assert!(c.hash_matches(&plain));
+    assert!(!c.hash_matches(&plain[1..]));
     let mut out = vec![0u8; plain.len()];
     match c.decompress_into(&mut out) {
         #[cfg(feature = "decompress")]
@@ -453,4 +456,71 @@ fn malformed_bundles_are_errors() {
             assert_ne!(&out[..n], &data[..]);
         }
     }
+}
+
+/// rocRAND's `librocrand.so` (Debian's build, `scripts/fetch-rocrand`):
+/// the bundles of its `.hip_fatbin` hold exactly the code objects that
+/// clang-offload-bundler-19 extracted from it (the `ENTRIES` list).
+#[test]
+fn rocrand_hip_fatbin() {
+    let dir = std::env::var_os("ROCRAND_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/rocrand"));
+    let entries = std::fs::read_to_string(dir.join("ENTRIES")).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}: run scripts/fetch-rocrand (scripts/test does)",
+            dir.display()
+        )
+    });
+    let so = std::fs::read_dir(dir.join("root/usr/lib/x86_64-linux-gnu"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("librocrand.so.")
+                && !p.is_symlink()
+        })
+        .expect("librocrand.so.* in the extracted package");
+    let host = std::fs::read(&so).unwrap();
+    let section = hip_fatbin_section(&host).unwrap().expect(".hip_fatbin");
+    let mut found = 0;
+    for b in FatbinBundles::new(section) {
+        let (_, container) = b.unwrap();
+        let plain;
+        let bundle = match container {
+            Container::Bundle(b) => b,
+            Container::Compressed(c) => {
+                let mut out = vec![0u8; c.uncompressed_size() as usize];
+                match c.decompress_into(&mut out) {
+                    Ok(_) => {}
+                    Err(e) if e.kind() == ErrorKind::FeatureDisabled => continue,
+                    Err(e) => panic!("{e}"),
+                }
+                plain = out;
+                OffloadBundle::parse(&plain).unwrap()
+            }
+            Container::Elf(_) => panic!("an ELF file inside .hip_fatbin"),
+        };
+        for e in bundle.entries().filter(|e| !e.data.is_empty()) {
+            let line = entries
+                .lines()
+                .find(|l| l.split_whitespace().nth(1) == Some(e.id))
+                .unwrap_or_else(|| panic!("{} not in ENTRIES", e.id));
+            let path = line.split_whitespace().next().unwrap();
+            let path = if Path::new(path).is_absolute() {
+                PathBuf::from(path)
+            } else {
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
+            };
+            assert_eq!(e.data, &std::fs::read(&path).unwrap()[..], "{}", e.id);
+            found += 1;
+        }
+    }
+    assert_eq!(
+        found,
+        entries.lines().count(),
+        "every ENTRIES code object found"
+    );
 }

@@ -195,22 +195,33 @@ impl<'a> CompressedBundle<'a> {
         Ok(want)
     }
 
+    /// Whether `uncompressed` has the MD5 the header records (LLVM's
+    /// truncated hash: the first 8 digest bytes, little-endian).
+    pub fn hash_matches(&self, uncompressed: &[u8]) -> bool {
+        super::md5::truncated(uncompressed) == self.hash
+    }
+
     /// Decompresses into `out`, which must hold at least
     /// [`uncompressed_size`](Self::uncompressed_size) bytes; returns the
-    /// number of bytes written. Without the `decompress` feature this returns
-    /// an [`ErrorKind::FeatureDisabled`] error.
+    /// number of bytes written. The result must have the header's size and
+    /// MD5 hash. Without the `decompress` feature this returns an
+    /// [`ErrorKind::FeatureDisabled`] error.
     pub fn decompress_into(&self, out: &mut [u8]) -> Result<usize> {
         let want = self.check_output(out.len())?;
-        decompress_impl(self.method, self.payload, &mut out[..want]).and_then(|n| {
-            if n == want {
-                Ok(n)
-            } else {
-                Err(Error::inconsistent(
-                    "decompressed size differs from the header's uncompressed size",
-                    Location::Offset(self.header_size as u64),
-                ))
-            }
-        })
+        let n = decompress_impl(self.method, self.payload, &mut out[..want])?;
+        if n != want {
+            return Err(Error::inconsistent(
+                "decompressed size differs from the header's uncompressed size",
+                Location::Offset(self.header_size as u64),
+            ));
+        }
+        if !self.hash_matches(&out[..n]) {
+            return Err(Error::inconsistent(
+                "decompressed bundle does not match the header's MD5 hash",
+                Location::Offset(self.header_size as u64 - 8),
+            ));
+        }
+        Ok(n)
     }
 
     /// Decompresses into a new buffer, refusing bundles whose declared

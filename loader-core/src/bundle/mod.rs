@@ -21,6 +21,7 @@
 //! [`CompressedBundle::decompress`] (feature `decompress`) allocates.
 
 mod compressed;
+pub mod md5;
 
 pub use compressed::{CompressedBundle, CompressionMethod};
 
