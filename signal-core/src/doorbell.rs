@@ -133,3 +133,12 @@ impl<'a> DoorbellSignal<'a> {
         }
     }
 }
+
+impl core::error::Error for DoorbellError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::UnknownKind(k) => Some(k),
+            _ => None,
+        }
+    }
+}

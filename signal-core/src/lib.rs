@@ -16,6 +16,34 @@
 //!
 //! The host (blocking, waking, time, events) is the [`SignalHost`] trait;
 //! `std-shim` implements it with Linux futexes.
+//!
+//! ```
+//! use core::sync::atomic::AtomicU32;
+//! use signal_core::*;
+//!
+//! /// A host that never sleeps (a real one blocks: `std_shim::FutexHost`).
+//! struct Spin;
+//! impl Blocker for Spin {
+//!     fn block(&self, _: &AtomicU32, _: u32, _: Option<u64>) {}
+//!     fn block_any(&self, _: &[BlockOn<'_>], _: Option<u64>) {}
+//!     fn wake_all(&self, _: &AtomicU32) {}
+//! }
+//! impl Clock for Spin {
+//!     fn now_ticks(&self) -> u64 { 0 }
+//!     fn ticks_per_second(&self) -> u64 { 1_000_000_000 }
+//! }
+//! impl EventNotifier for Spin {
+//!     fn notify_event(&self, _: u32) {}
+//! }
+//!
+//! static POOL: SignalPool<16> = SignalPool::new();
+//! let completion = POOL.allocate(1)?; // a dispatch's completion signal
+//! let signal = completion.bind(&Spin);
+//! signal.subtract(1, RmwOrder::Release); // what the packet processor does
+//! let done = signal.wait(Condition::Eq, 0, TIMEOUT_INFINITE, WaitState::Blocked, LoadOrder::Acquire)?;
+//! assert_eq!(done, WaitOutcome::Satisfied(0));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![no_std]
 #![deny(unsafe_code)]
 

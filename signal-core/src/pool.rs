@@ -137,3 +137,5 @@ impl<const N: usize> core::fmt::Debug for PooledSignal<'_, N> {
             .finish()
     }
 }
+
+impl core::error::Error for PoolExhausted {}

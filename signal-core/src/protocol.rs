@@ -107,7 +107,6 @@ impl WakeState {
     }
 }
 
-#[cfg(not(loom))]
 impl Default for WakeState {
     fn default() -> Self {
         Self::new()

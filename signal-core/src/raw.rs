@@ -150,3 +150,5 @@ impl TryFrom<AmdSignalKind64> for SignalKind {
         }
     }
 }
+
+impl core::error::Error for UnknownSignalKind {}

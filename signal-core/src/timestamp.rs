@@ -146,3 +146,5 @@ impl AmdSignal {
         Ok(ProfilingTime { start, end })
     }
 }
+
+impl core::error::Error for TimestampError {}

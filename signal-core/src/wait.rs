@@ -462,3 +462,6 @@ pub fn wait_any_with_policy<H: Blocker + Clock + ?Sized>(
         }
     }
 }
+
+impl core::error::Error for WaitError {}
+impl core::error::Error for UnknownEnumerator {}
