@@ -462,6 +462,25 @@ fn errors_say_what_and_where() {
         KernelDescriptor::parse(&[0; 63]).unwrap_err(),
         KdError::WrongSize { len: 63 }
     );
+    // gfx10 wave64: 256 private VGPRs (granulated 63) leave no room for shared ones.
+    let shared = KernelDescriptor {
+        compute_pgm_rsrc1: 63,
+        compute_pgm_rsrc3: 1,
+        ..Default::default()
+    };
+    assert_eq!(
+        shared.decode(GpuFamily::Gfx10).unwrap_err(),
+        KdError::SharedVgprsPastLimit {
+            next_free_vgpr: 256,
+            shared_vgprs: 8
+        }
+    );
+    let fits = KernelDescriptor {
+        compute_pgm_rsrc1: 61,
+        compute_pgm_rsrc3: 1,
+        ..Default::default()
+    };
+    assert!(fits.decode(GpuFamily::Gfx11).is_ok());
     let mut b = [0u8; 64];
     b[40] = 1;
     assert_eq!(

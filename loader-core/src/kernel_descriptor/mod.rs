@@ -261,6 +261,15 @@ pub enum KdError {
         /// `kernarg_size`.
         kernarg_size: u32,
     },
+    /// GFX10/GFX11 wave64: the private VGPRs plus the shared VGPRs exceed
+    /// the 256 a work-item can address (AMDGPUUsage `SHARED_VGPR_COUNT`:
+    /// `(vgprs + 1) * 4 + shared_vgpr_count * 8` must not exceed 256).
+    SharedVgprsPastLimit {
+        /// `.amdhsa_next_free_vgpr`.
+        next_free_vgpr: u16,
+        /// Shared VGPRs (`SHARED_VGPR_COUNT * 8`).
+        shared_vgprs: u16,
+    },
 }
 
 impl fmt::Display for KdError {
@@ -315,6 +324,13 @@ impl fmt::Display for KdError {
             Self::KernargPreloadTooLong { length, max } => write!(
                 f,
                 "kernarg preload of {length} SGPRs, more than the {max} user SGPRs"
+            ),
+            Self::SharedVgprsPastLimit {
+                next_free_vgpr,
+                shared_vgprs,
+            } => write!(
+                f,
+                "{next_free_vgpr} VGPRs plus {shared_vgprs} shared VGPRs exceed 256"
             ),
             Self::KernargPreloadPastKernargs { end, kernarg_size } => write!(
                 f,
@@ -462,6 +478,19 @@ impl KernelDescriptor {
                 return Err(KdError::AccumOffsetPastVgprs {
                     accum_offset,
                     next_free_vgpr,
+                });
+            }
+        }
+        if let Rsrc3::Gfx10 { shared_vgpr_count }
+        | Rsrc3::Gfx11 {
+            shared_vgpr_count, ..
+        } = rsrc3
+        {
+            let shared_vgprs = u16::from(shared_vgpr_count) * 8;
+            if !wave32 && next_free_vgpr + shared_vgprs > 256 {
+                return Err(KdError::SharedVgprsPastLimit {
+                    next_free_vgpr,
+                    shared_vgprs,
                 });
             }
         }

@@ -417,6 +417,15 @@ where
         )
         .into());
     }
+    // Code object v2 kernels are amd_kernel_code_t records, not descriptors:
+    // refuse rather than load an object whose kernels would go unseen.
+    if elf.code_object_version().is_ok_and(|v| v.number() < 3) {
+        return Err(Error::unsupported(
+            "code object v2 (amd_kernel_code_t kernels) is not loadable; v3 and later are",
+            Location::Offset(8),
+        )
+        .into());
+    }
     let layout = ImageLayout::of(&elf)?;
     let address = memory.allocate(layout.size, layout.align)?;
     let delta = address.wrapping_sub(layout.base_vaddr);
