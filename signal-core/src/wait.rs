@@ -287,6 +287,7 @@ impl<H: SignalHost + ?Sized> Signal<'_, H> {
     /// satisfies `condition` against `compare_value` or `timeout_ticks`
     /// (HSA system-clock ticks, [`TIMEOUT_INFINITE`] for none) pass, with
     /// [`WaitPolicy::DEFAULT`].
+    #[inline]
     pub fn wait(
         &self,
         condition: Condition,
@@ -306,7 +307,33 @@ impl<H: SignalHost + ?Sized> Signal<'_, H> {
     }
 
     /// [`wait`](Self::wait) with explicit phase lengths.
+    #[inline]
     pub fn wait_with_policy(
+        &self,
+        condition: Condition,
+        compare_value: i64,
+        timeout_ticks: u64,
+        wait_state: WaitState,
+        order: LoadOrder,
+        policy: &WaitPolicy,
+    ) -> Result<WaitOutcome, WaitError> {
+        // Fast path: already satisfied, no clock read, no call.
+        let v = self.storage.value().load(order.ordering());
+        if condition.holds(v, compare_value) {
+            return Ok(WaitOutcome::Satisfied(v));
+        }
+        self.wait_slow(
+            condition,
+            compare_value,
+            timeout_ticks,
+            wait_state,
+            order,
+            policy,
+        )
+    }
+
+    #[inline(never)]
+    fn wait_slow(
         &self,
         condition: Condition,
         compare_value: i64,
