@@ -17,6 +17,30 @@
 //! [`walk`] visits a whole value depth-first with a [`Visitor`], which is
 //! how tools print the map as JSON with the exact keys.
 //!
+//! ```
+//! use loader_core::msgpack::{self, Position, Value, Visitor};
+//! // {"a": [1, -2], "b": "x"}
+//! let doc = [0x82, 0xa1, b'a', 0x92, 0x01, 0xfe, 0xa1, b'b', 0xa1, b'x'];
+//! let map = msgpack::read_document(&doc)?.as_map().unwrap();
+//! assert_eq!(map.get("b")?, Some(Value::Str("x")));
+//! let a = map.get("a")?.and_then(|v| v.as_array()).unwrap();
+//! let items: Vec<_> = a.iter().collect::<Result<_, _>>()?;
+//! assert_eq!(items, [Value::UInt(1), Value::Int(-2)]);
+//!
+//! // Count the keys of every map, at any depth, without recursion.
+//! struct Keys(u32);
+//! impl<'a> Visitor<'a> for Keys {
+//!     fn scalar(&mut self, pos: Position, _: Value<'a>) -> loader_core::Result<()> {
+//!         if let Position::Key(_) = pos { self.0 += 1 }
+//!         Ok(())
+//!     }
+//! }
+//! let mut k = Keys(0);
+//! msgpack::walk(&doc, &mut k)?;
+//! assert_eq!(k.0, 2);
+//! # Ok::<(), loader_core::Error>(())
+//! ```
+//!
 //! [`ErrorKind::LimitExceeded`]: crate::ErrorKind::LimitExceeded
 
 use crate::error::{Error, Location, Result};

@@ -7,6 +7,18 @@
 //! `llvm/docs/AMDGPUUsage.rst`); which processors support xnack and sramecc
 //! and which generic family each belongs to follows the same tables and
 //! ROCr's ISA registry (`runtime/hsa-runtime/core/runtime/isa.cpp`).
+//!
+//! ```
+//! use loader_core::elf::CodeObjectVersion;
+//! use loader_core::processor::{EFlags, FeatureSetting};
+//! // gfx90a, xnack on (0x300), sramecc any (0x400): a v5 code object.
+//! let f = EFlags::decode(0x3f | 0x300 | 0x400, CodeObjectVersion::V5)?;
+//! assert_eq!(f.processor.unwrap().name, "gfx90a");
+//! assert_eq!((f.xnack, f.sramecc), (FeatureSetting::On, FeatureSetting::Any));
+//! // The same bits mean something else in v3, where 0x400 is reserved.
+//! assert!(EFlags::decode(0x3f | 0x300 | 0x400, CodeObjectVersion::V3).is_err());
+//! # Ok::<(), loader_core::Error>(())
+//! ```
 
 use core::fmt;
 

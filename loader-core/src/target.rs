@@ -16,6 +16,21 @@
 //!   generic family, provided its `EF_AMDGPU_GENERIC_VERSION` is at least
 //!   the version ROCr requires for the family;
 //! - otherwise the processors must be the same.
+//!
+//! ```
+//! use loader_core::target::TargetId;
+//! let code = TargetId::parse("amdgcn-amd-amdhsa--gfx90a:xnack-")?;
+//! assert_eq!(code.without_triple().to_string(), "gfx90a:xnack-");
+//! // A gfx90a agent (KFD gfx_target_version 90010) with xnack off, sramecc on.
+//! let agent = TargetId::for_agent(90010, false, true).unwrap();
+//! assert!(code.is_compatible(0, &agent));
+//! let xnack_on = TargetId::for_agent(90010, true, true).unwrap();
+//! assert!(!code.is_compatible(0, &xnack_on));
+//! // A generic code object (v6, generic version 1) runs on a family member.
+//! let generic = TargetId::parse("gfx11-generic")?;
+//! assert!(generic.is_compatible(1, &TargetId::for_agent(110001, false, false).unwrap()));
+//! # Ok::<(), loader_core::Error>(())
+//! ```
 
 use crate::error::{Error, ErrorKind, Location, Result};
 use crate::processor::{EFlags, FeatureSetting, Processor};

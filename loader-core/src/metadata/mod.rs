@@ -21,6 +21,42 @@
 //! For tools that want the map exactly as written (e.g. JSON output with the
 //! MessagePack keys), [`Metadata::map`] gives the raw map for
 //! [`crate::msgpack::walk`]-style visiting.
+//!
+//! ```
+//! use loader_core::metadata::{Metadata, ValueKind};
+//! // A minimal map, as MessagePack: {"amdhsa.version": [1, 2],
+//! //   "amdhsa.kernels": [{".name": "k", ".symbol": "k.kd", ...}]}
+//! # let mut doc = vec![0x82, 0xae];
+//! # doc.extend_from_slice(b"amdhsa.version");
+//! # doc.extend_from_slice(&[0x92, 1, 2, 0xae]);
+//! # doc.extend_from_slice(b"amdhsa.kernels");
+//! # doc.extend_from_slice(&[0x91, 0x8a]);
+//! # for (k, v) in [(".kernarg_segment_size", 8u8), (".kernarg_segment_align", 8),
+//! #     (".group_segment_fixed_size", 0), (".private_segment_fixed_size", 0),
+//! #     (".wavefront_size", 64), (".sgpr_count", 10), (".vgpr_count", 4),
+//! #     (".max_flat_workgroup_size", 64)] {
+//! #     doc.push(0xa0 | k.len() as u8);
+//! #     doc.extend_from_slice(k.as_bytes());
+//! #     doc.push(v);
+//! # }
+//! # doc.extend_from_slice(&[0xa5]); doc.extend_from_slice(b".name");
+//! # doc.extend_from_slice(&[0xa1, b'k']);
+//! # doc.extend_from_slice(&[0xa7]); doc.extend_from_slice(b".symbol");
+//! # doc.extend_from_slice(&[0xa4]); doc.extend_from_slice(b"k.kd");
+//! let md = Metadata::parse(&doc)?;
+//! assert_eq!(md.version(), [1, 2]);
+//! for kernel in md.kernels() {
+//!     let kernel = kernel?;
+//!     assert_eq!((kernel.name, kernel.symbol), ("k", "k.kd"));
+//!     assert_eq!(kernel.kernarg_segment_size, 8);
+//!     for arg in kernel.args() {
+//!         let arg = arg?;
+//!         let _hidden = arg.value_kind.is_hidden();
+//!         let _ = ValueKind::ALL;
+//!     }
+//! }
+//! # Ok::<(), loader_core::Error>(())
+//! ```
 
 mod kernel;
 pub mod v2;
