@@ -35,6 +35,18 @@ fn median_ns(reps: usize, iterations: u64, mut f: impl FnMut(u64)) -> Stat {
     Stat::of(v)
 }
 
+/// Keeps each side's word on its own cache line (as each `SignalStorage`
+/// is), so the alternatives do not pay for false sharing.
+#[repr(align(128))]
+struct Line<T>(T);
+
+impl<T> std::ops::Deref for Line<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 /// Signal ping-pong: returns after `n` round trips.
 fn signal_ping_pong(n: u64, state: WaitState, policy: &WaitPolicy) {
     let host = FutexHost::new();
@@ -68,8 +80,8 @@ fn signal_ping_pong(n: u64, state: WaitState, policy: &WaitPolicy) {
 /// The textbook futex ping-pong: store, `FUTEX_WAKE` one; wait with
 /// `FUTEX_WAIT` while the word is stale.
 fn futex_ping_pong(n: u64) {
-    let ping = AtomicU32::new(0);
-    let pong = AtomicU32::new(0);
+    let ping = Line(AtomicU32::new(0));
+    let pong = Line(AtomicU32::new(0));
     let set = |w: &AtomicU32, i: u32| {
         w.store(i, Ordering::Release);
         let _ = futex::wake(w, futex::Flags::PRIVATE, 1);
@@ -96,8 +108,8 @@ fn futex_ping_pong(n: u64) {
 }
 
 fn condvar_ping_pong(n: u64) {
-    let ping = (Mutex::new(0u64), Condvar::new());
-    let pong = (Mutex::new(0u64), Condvar::new());
+    let ping = Line((Mutex::new(0u64), Condvar::new()));
+    let pong = Line((Mutex::new(0u64), Condvar::new()));
     let set = |(m, c): &(Mutex<u64>, Condvar), i: u64| {
         *m.lock().unwrap() = i;
         c.notify_one();
@@ -126,8 +138,8 @@ fn condvar_ping_pong(n: u64) {
 /// checks (the same back-off as `WaitPolicy::DEFAULT`'s active wait), or
 /// spin forever with `None`.
 fn atomic_ping_pong(n: u64, yield_after: Option<u32>) {
-    let ping = AtomicI64::new(0);
-    let pong = AtomicI64::new(0);
+    let ping = Line(AtomicI64::new(0));
+    let pong = Line(AtomicI64::new(0));
     let wait = |w: &AtomicI64, i: i64| {
         let mut spins = 0u32;
         while w.load(Ordering::Acquire) != i {
