@@ -33,9 +33,9 @@ pub mod elf;
 pub mod error;
 #[cfg(feature = "loader")]
 pub mod goblin_view;
-pub mod metadata;
 pub mod kernel_descriptor;
 pub mod load;
+pub mod metadata;
 pub mod msgpack;
 pub mod note;
 pub mod processor;
