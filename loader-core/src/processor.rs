@@ -136,6 +136,18 @@ impl Processor {
         PROCESSORS.iter().find(|p| p.gfx_target_version == v)
     }
 
+    /// The processor of a v2 `NT_AMD_HSA_ISA_VERSION` note (major, minor,
+    /// stepping: 9, 0, 6 for gfx906).
+    pub fn from_isa_version(major: u32, minor: u32, stepping: u32) -> Option<&'static Processor> {
+        if minor > 99 || stepping > 99 {
+            return None;
+        }
+        let v = major
+            .checked_mul(10000)?
+            .checked_add(minor * 100 + stepping)?;
+        Self::from_gfx_target_version(v)
+    }
+
     /// Whether this is a generic processor (`gfx*-generic`).
     pub const fn is_generic(&self) -> bool {
         self.is_generic_of.is_some()
@@ -338,9 +350,10 @@ pub struct EFlags {
     /// xnack setting. In v2 and v3 one bit says on or (when the processor has
     /// xnack) off; v4+ has four states.
     pub xnack: FeatureSetting,
-    /// sramecc setting (v3: one bit; v4+: four states; v2: unsupported).
+    /// sramecc setting (v2/v3: one bit; v4+: four states; finalizer v2:
+    /// unsupported).
     pub sramecc: FeatureSetting,
-    /// `EF_AMDGPU_FEATURE_TRAP_HANDLER_V2` (v2 only).
+    /// `EF_AMDGPU_FEATURE_TRAP_HANDLER_V2` (finalizer-layout v2 only).
     pub trap_handler: bool,
     /// `EF_AMDGPU_GENERIC_VERSION` (v6+, generic processors; 0 otherwise).
     pub generic_version: u8,
@@ -351,11 +364,42 @@ impl EFlags {
     /// generic version). Unknown machine values and set reserved bits are
     /// errors, so a code object from a future LLVM is rejected rather than
     /// misread.
+    ///
+    /// Code object v2 comes in two layouts. LLVM writes v2 `e_flags` exactly
+    /// as v3 (`getEFlagsV3` serves both, and llvm-readelf decodes ABI
+    /// version 0 that way): processor in the low byte, xnack 0x100, sramecc
+    /// 0x200. The HSAIL finalizer's layout (`EF_AMDGPU_FEATURE_XNACK_V2` =
+    /// 0x01, `EF_AMDGPU_FEATURE_TRAP_HANDLER_V2` = 0x02 in ROCr's
+    /// `amd_hsa_elf.h`) has no processor field; the processor is then in the
+    /// `NT_AMD_HSA_ISA_VERSION` note (see
+    /// [`Processor::from_isa_version`]). The two cannot collide for HSA:
+    /// low-byte values 1 to 3 would be R600 processors, which have no HSA
+    /// code objects, so they are read as finalizer flags and `processor` is
+    /// `None`.
     pub fn decode(raw: u32, version: crate::elf::CodeObjectVersion) -> crate::Result<Self> {
         use crate::elf::CodeObjectVersion as V;
         use crate::{Error, Location};
         let at = Location::Field("e_flags");
         let mach = (raw & EF_AMDGPU_MACH) as u8;
+        if version == V::V2 && mach <= 3 {
+            let known = EF_AMDGPU_FEATURE_XNACK_V2 | EF_AMDGPU_FEATURE_TRAP_HANDLER_V2;
+            if raw & !known != 0 {
+                return Err(Error::malformed("reserved e_flags bits are set", at));
+            }
+            let xnack = if raw & EF_AMDGPU_FEATURE_XNACK_V2 != 0 {
+                FeatureSetting::On
+            } else {
+                FeatureSetting::Off
+            };
+            return Ok(Self {
+                raw,
+                processor: None,
+                xnack,
+                sramecc: FeatureSetting::Unsupported,
+                trap_handler: raw & EF_AMDGPU_FEATURE_TRAP_HANDLER_V2 != 0,
+                generic_version: 0,
+            });
+        }
         let processor = if mach == 0 {
             None
         } else {
@@ -372,13 +416,7 @@ impl EFlags {
             (false, false) => FeatureSetting::Unsupported,
         };
         let (xnack, sramecc, trap_handler, used) = match version {
-            V::V2 => (
-                bit(raw & EF_AMDGPU_FEATURE_XNACK_V2 != 0, xs),
-                FeatureSetting::Unsupported,
-                raw & EF_AMDGPU_FEATURE_TRAP_HANDLER_V2 != 0,
-                EF_AMDGPU_MACH | EF_AMDGPU_FEATURE_XNACK_V2 | EF_AMDGPU_FEATURE_TRAP_HANDLER_V2,
-            ),
-            V::V3 => (
+            V::V2 | V::V3 => (
                 bit(raw & EF_AMDGPU_FEATURE_XNACK_V3 != 0, xs),
                 bit(raw & EF_AMDGPU_FEATURE_SRAMECC_V3 != 0, ss),
                 false,
@@ -400,6 +438,22 @@ impl EFlags {
         };
         if raw & !used != 0 {
             return Err(Error::malformed("reserved e_flags bits are set", at));
+        }
+        // A setting for a feature the processor lacks names no ISA ROCr knows
+        // (its registry has no `gfx1030:xnack+`); LLVM never writes one.
+        if processor.is_some() {
+            if !xs && xnack != FeatureSetting::Unsupported {
+                return Err(Error::inconsistent(
+                    "xnack setting on a processor without xnack",
+                    at,
+                ));
+            }
+            if !ss && sramecc != FeatureSetting::Unsupported {
+                return Err(Error::inconsistent(
+                    "sramecc setting on a processor without sramecc",
+                    at,
+                ));
+            }
         }
         let generic_version = (raw >> EF_AMDGPU_GENERIC_VERSION_OFFSET) as u8;
         if let Some(p) = processor {
@@ -485,13 +539,26 @@ mod tests {
 
     #[test]
     fn decode_v2_v3_bits() {
-        let f = EFlags::decode(0x2c | 0x1 | 0x2, V::V2).unwrap();
+        // Finalizer-layout v2: no processor field.
+        let f = EFlags::decode(0x1 | 0x2, V::V2).unwrap();
+        assert_eq!(
+            (f.processor, f.xnack, f.trap_handler),
+            (None, FeatureSetting::On, true)
+        );
+        assert!(EFlags::decode(0x1 | 0x8000_0000, V::V2).is_err());
+        // LLVM-layout v2 is v3's.
+        let f = EFlags::decode(0x2c | 0x100, V::V2).unwrap();
+        assert_eq!(f.processor.unwrap().name, "gfx900");
         assert_eq!(f.xnack, FeatureSetting::On);
-        assert!(f.trap_handler);
         let f = EFlags::decode(0x2f | 0x200, V::V3).unwrap();
         assert_eq!(f.xnack, FeatureSetting::Off);
         assert_eq!(f.sramecc, FeatureSetting::On);
         let f = EFlags::decode(0x36, V::V3).unwrap();
         assert_eq!(f.xnack, FeatureSetting::Unsupported);
+        // Settings for features the processor lacks.
+        assert!(EFlags::decode(0x36 | 0x100, V::V3).is_err());
+        assert!(EFlags::decode(0x36 | 0x100, V::V5).is_err());
+        assert!(EFlags::decode(0x2c | 0x400, V::V5).is_err());
+        assert!(EFlags::decode(0x29 | 0x100, V::V2).is_err());
     }
 }

@@ -6,6 +6,7 @@
 
 use loader_core::elf::{ElfFile, OsAbi};
 use loader_core::metadata::v2::AmdKernelCode;
+use loader_core::processor::FeatureSetting;
 use std::process::Command;
 
 /// xorshift64*: deterministic values without a dependency.
@@ -166,7 +167,32 @@ fn amd_kernel_code_t_round_trips_through_llvm_mc() {
             f.code_object_version().is_err(),
             "PAL has no HSA code-object version"
         );
-        assert_eq!(f.flags().unwrap().processor.unwrap().name, "gfx906");
+        // PAL uses the v3 e_flags layout: llvm-readelf-19 reads this object's
+        // flags as "gfx906, xnack, sramecc" (one bit each, set).
+        let flags = f.flags().unwrap();
+        assert_eq!(flags.processor.unwrap().name, "gfx906");
+        assert_eq!(
+            (flags.xnack, flags.sramecc),
+            (FeatureSetting::On, FeatureSetting::On)
+        );
+        if round == 0 {
+            let h = Command::new("llvm-readelf-19")
+                .arg("-h")
+                .arg(&o)
+                .output()
+                .unwrap();
+            let h = String::from_utf8(h.stdout).unwrap();
+            let line = h
+                .lines()
+                .find(|l| l.trim_start().starts_with("Flags:"))
+                .unwrap();
+            assert!(
+                line.ends_with(
+                    &format!("{:#X}, gfx906, xnack, sramecc", flags.raw).replace("0X", "0x")
+                ),
+                "{line}"
+            );
+        }
         let text = f.section_by_name(b".text").unwrap().data().unwrap();
         let k = AmdKernelCode::read(text).unwrap();
         for ((name, _, get), v) in FIELDS.iter().zip(&values) {

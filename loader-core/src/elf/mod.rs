@@ -475,14 +475,23 @@ impl<'a> ElfFile<'a> {
         ))
     }
 
-    /// `e_flags` decoded for the code-object version (PAL and Mesa code
-    /// objects use the v4+ layout, as LLVM emits it for them).
+    /// `e_flags` decoded for the code-object version. PAL and Mesa code
+    /// objects use the v3 layout (one bit each for xnack and sramecc), as
+    /// LLVM writes them (`getEFlagsAMDPAL` / `getEFlagsMesa3D` call
+    /// `getEFlagsV3`) and llvm-readelf decodes them.
     pub fn flags(&self) -> Result<EFlags> {
         let version = match self.os_abi {
             OsAbi::Hsa => self.code_object_version()?,
-            OsAbi::Pal | OsAbi::Mesa3d => CodeObjectVersion::V4,
+            OsAbi::Pal | OsAbi::Mesa3d => CodeObjectVersion::V3,
         };
-        EFlags::decode(self.header.e_flags, version)
+        let flags = EFlags::decode(self.header.e_flags, version)?;
+        if self.os_abi == OsAbi::Hsa && flags.processor.is_some_and(|p| p.is_r600()) {
+            return Err(Error::unsupported(
+                "R600 processors have no HSA code objects",
+                Location::Field("e_flags"),
+            ));
+        }
+        Ok(flags)
     }
 
     /// Number of program headers.
