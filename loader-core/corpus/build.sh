@@ -6,6 +6,7 @@
 # Outputs (all committed; see README.md):
 #   co/<target>-v<N>[-<variant>].co   AMDGPU code objects (ELF shared objects, as
 #                                     ROCr loads them), all kernels of src/*.cl
+#   relocations/*.co                  objects with dynamic relocations / an undefined symbol
 #   bundle/*.bundle                   clang offload bundles of some of them,
 #                                     uncompressed and compressed (CCOB)
 #   bundle/fatbin-host.o              an x86-64 host ELF with a .hip_fatbin section
@@ -27,8 +28,8 @@ done
 SOURCES=(src/vector_add.cl src/saxpy.cl src/reduce_lds.cl src/atomics.cl src/implicit_args.cl
     src/metadata_stress.cl)
 
-rm -rf co bundle
-mkdir -p co bundle
+rm -rf co bundle relocations
+mkdir -p co bundle relocations
 
 # build NAME TARGET_ID COV [EXTRA CLANG FLAGS...]
 # -flto links all sources as one module, so the object has a single
@@ -80,6 +81,22 @@ build_small "small-gfx900-v4" gfx900 4
 build_small "small-gfx90a-v5" gfx90a 5
 build_small "small-gfx1100-v6" gfx1100 6
 
+# Objects with dynamic relocations (globals.cl: R_AMDGPU_ABS64 against
+# exported variables), and with an undefined symbol the loader must resolve
+# (-DEXTERNAL_SYMBOL, linked with -z undefs). Kept out of co/, whose objects
+# have no relocations and load with no resolver.
+reloc() {
+    local name=$1 target=$2 cov=$3
+    shift 3
+    "$CLANG" -x cl -cl-std=CL2.0 -Isrc -DCOV="$cov" -target amdgcn-amd-amdhsa -mcpu="$target" \
+        -nogpulib -mcode-object-version="$cov" -flto -O2 "$@" src/globals.cl \
+        -o "relocations/$name.co" 2> >(grep -v 'code object v6 is still in development' >&2)
+}
+reloc globals-gfx90a-v5 gfx90a 5
+reloc globals-gfx1030-v4 gfx1030 4
+reloc globals-external-gfx90a-v5 gfx90a 5 -DEXTERNAL_SYMBOL -Wl,-z,undefs
+reloc globals-external-gfx1100-v6 gfx1100 6 -DEXTERNAL_SYMBOL -Wl,-z,undefs
+
 # Offload bundles: entries named as hipcc names them
 # (<offload kind>-<triple>-<target id>), plus the host entry.
 HOST_STUB=$(mktemp --suffix=.o)
@@ -117,7 +134,7 @@ rm -rf "$FUZZ"/loader_code_object "$FUZZ"/loader_metadata "$FUZZ"/loader_kernel_
     "$FUZZ"/loader_bundle "$FUZZ"/loader_load
 mkdir -p "$FUZZ"/loader_code_object "$FUZZ"/loader_metadata "$FUZZ"/loader_kernel_descriptor \
     "$FUZZ"/loader_bundle "$FUZZ"/loader_load
-for f in co/small-*.co co/gfx942-v5-kernarg-preload.co; do
+for f in co/small-*.co co/gfx942-v5-kernarg-preload.co relocations/*.co; do
     cp "$f" "$FUZZ/loader_code_object/"
     cp "$f" "$FUZZ/loader_load/"
 done
@@ -156,7 +173,7 @@ kd_seed co/gfx1200-v6.co $((8 | 3 << 4))
     echo "# $(ld.lld-19 --version | head -1)"
     echo "# $("$BUNDLER" --version 2>&1 | grep -i version | head -1 | sed 's/^ *//')"
     echo "# sha256  size  file"
-    for f in co/*.co bundle/*; do
+    for f in co/*.co relocations/*.co bundle/*; do
         printf '%s  %s  %s\n' "$(sha256sum "$f" | cut -d' ' -f1)" "$(stat -c %s "$f")" "$f"
     done
 } > MANIFEST

@@ -81,6 +81,10 @@ const TEXT_CASES: &[(&str, &str)] = &[
         "gfx942-v5-kernarg-preload.txt",
     ),
     ("co/gfx11-generic-v6.co", "gfx11-generic-v6.txt"),
+    (
+        "relocations/globals-external-gfx90a-v5.co",
+        "globals-external-gfx90a-v5.txt",
+    ),
     ("bundle/fatbin-host.o", "fatbin-host.o.txt"),
 ];
 
@@ -357,13 +361,13 @@ fn json_parser_is_strict() {
 
 fn corpus_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    for dir in ["co", "bundle"] {
+    for dir in ["co", "relocations", "bundle"] {
         for e in std::fs::read_dir(manifest_dir().join(corpus(dir))).expect("corpus directory") {
             files.push(e.unwrap().path());
         }
     }
     files.sort();
-    assert!(files.len() >= 43, "corpus has {} files", files.len());
+    assert!(files.len() >= 53, "corpus has {} files", files.len());
     files
 }
 
@@ -428,7 +432,7 @@ fn json_is_valid_and_its_metadata_equals_llvm_readelf() {
             compared += 1;
         }
     }
-    assert!(compared >= 40);
+    assert!(compared >= 47);
 }
 
 // ---- Errors ----------------------------------------------------------------

@@ -14,24 +14,28 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// Every code object of our corpus (`loader-core/corpus/co/*.co`), sorted.
+/// Every code object of our corpus (`loader-core/corpus/co/*.co` and
+/// `loader-core/corpus/relocations/*.co`), sorted.
 pub fn corpus_code_objects() -> Vec<PathBuf> {
-    let dir = workspace_root().join("loader-core/corpus/co");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| {
+    let mut files = Vec::new();
+    for sub in ["co", "relocations"] {
+        let dir = workspace_root().join("loader-core/corpus").join(sub);
+        let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
             panic!(
                 "{}: {e} (the corpus is committed; loader-core/corpus/build.sh rebuilds it)",
                 dir.display()
             )
-        })
-        .map(|e| e.expect("corpus entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "co"))
-        .collect();
+        });
+        files.extend(
+            entries
+                .map(|e| e.expect("corpus entry").path())
+                .filter(|p| p.extension().is_some_and(|e| e == "co")),
+        );
+    }
     files.sort();
     assert!(
-        files.len() >= 40,
-        "{}: only {} code objects; run loader-core/corpus/build.sh",
-        dir.display(),
+        files.len() >= 47,
+        "only {} corpus code objects; run loader-core/corpus/build.sh",
         files.len()
     );
     files

@@ -27,6 +27,8 @@ const USAGE: &str = "usage: hsa inspect FILE [--json]";
 
 /// `e_machine` of AMDGPU code objects (`EM_AMDGPU`).
 const EM_AMDGPU: u16 = 224;
+/// `SHT_RELA`: relocation entries with addends (24 bytes each in ELF64).
+const SHT_RELA: u32 = 4;
 /// `STT_OBJECT`: the symbol type of kernel descriptors.
 const STT_OBJECT: u8 = 1;
 /// Largest decompressed bundle accepted (its size is read from the input).
@@ -127,6 +129,12 @@ struct CodeObject {
     metadata_json: Option<String>,
     metadata: Option<MetadataSummary>,
     descriptors: Vec<(String, Result<Vec<(&'static str, u64, bool)>, String>)>,
+    /// Entries of the `SHT_RELA` sections (`.rela.dyn`).
+    relocations: u64,
+    /// Exported variables (`STT_OBJECT` in `.dynsym`, not `.kd`): name, size.
+    variables: Vec<(String, u64)>,
+    /// Undefined dynamic symbols the loader must resolve.
+    undefined: Vec<String>,
 }
 
 struct MetadataSummary {
@@ -292,7 +300,31 @@ fn code_object(data: &[u8]) -> Result<CodeObject, String> {
         );
         descriptors.push((name.to_owned(), decoded));
     }
+    let mut variables = Vec::new();
+    let mut undefined = Vec::new();
+    if let Some(dynsym) = elf.dynamic_symbols().map_err(|e| e.to_string())? {
+        for sym in dynsym.iter() {
+            let sym = sym.map_err(|e| e.to_string())?;
+            let name = sym.name_str().map_err(|e| e.to_string())?;
+            if name.is_empty() {
+                continue;
+            }
+            if sym.is_undefined() {
+                undefined.push(name.to_owned());
+            } else if sym.kind() == STT_OBJECT && !name.ends_with(".kd") {
+                variables.push((name.to_owned(), sym.size()));
+            }
+        }
+    }
+    let relocations = elf
+        .sections()
+        .filter(|s| s.sh_type() == SHT_RELA)
+        .map(|s| s.header().sh_size / 24)
+        .sum();
     Ok(CodeObject {
+        relocations,
+        variables,
+        undefined,
         os_abi: match elf.os_abi() {
             OsAbi::Hsa => "HSA",
             OsAbi::Pal => "PAL",
@@ -516,6 +548,28 @@ impl CodeObject {
             "{indent}target {}, code object {version}, OS ABI {}, e_flags {:#x}",
             self.target, self.os_abi, self.e_flags
         );
+        if self.relocations > 0 || !self.variables.is_empty() || !self.undefined.is_empty() {
+            let vars: Vec<String> = self
+                .variables
+                .iter()
+                .map(|(n, size)| format!("{n} ({size} bytes)"))
+                .collect();
+            let _ = writeln!(
+                out,
+                "{indent}dynamic relocations {}; variables: {}; undefined symbols: {}",
+                self.relocations,
+                if vars.is_empty() {
+                    "none".to_owned()
+                } else {
+                    vars.join(", ")
+                },
+                if self.undefined.is_empty() {
+                    "none".to_owned()
+                } else {
+                    self.undefined.join(", ")
+                }
+            );
+        }
         let Some(md) = &self.metadata else {
             let _ = writeln!(out, "{indent}no NT_AMDGPU_METADATA note");
             return;
@@ -646,6 +700,23 @@ impl CodeObject {
             Some(m) => out.push_str(&m.replace('\n', &format!("\n{pad}"))),
             None => out.push_str("null"),
         }
+        let _ = write!(
+            out,
+            ",\n{pad}\"dynamic_relocations\": {},\n{pad}\"variables\": [",
+            self.relocations
+        );
+        for (i, (name, size)) in self.variables.iter().enumerate() {
+            out.push_str(if i == 0 { "" } else { ", " });
+            out.push_str("{\"name\": ");
+            json_string(out, name);
+            let _ = write!(out, ", \"size\": {size}}}");
+        }
+        let _ = write!(out, "],\n{pad}\"undefined_symbols\": [");
+        for (i, name) in self.undefined.iter().enumerate() {
+            out.push_str(if i == 0 { "" } else { ", " });
+            json_string(out, name);
+        }
+        out.push(']');
         let _ = write!(out, ",\n{pad}\"kernel_descriptors\": [");
         for (i, (name, d)) in self.descriptors.iter().enumerate() {
             let inner = "  ".repeat(level + 2);
