@@ -107,17 +107,22 @@ impl ClockSync {
     pub fn gpu_to_system(&self, gpu_tick: u64) -> Result<u64, TimestampError> {
         let sys_span = i128::from(self.t1.system - self.t0.system);
         let gpu_span = i128::from(self.t1.gpu - self.t0.gpu);
+        let out_of_range = TimestampError::OutOfRange { gpu_tick };
+        // |delta| < 2^64 and sys_span < 2^64, so the product can exceed
+        // i128 only at the extremes, which map out of range anyway.
         let delta = i128::from(gpu_tick) - i128::from(self.t1.gpu);
-        // |delta| < 2^64 and sys_span < 2^64: the product fits in i128.
-        let scaled = delta * sys_span;
+        let scaled = delta.checked_mul(sys_span).ok_or(out_of_range)?;
         let half = gpu_span / 2;
-        let rounded = if scaled >= 0 {
-            (scaled + half) / gpu_span
+        let biased = if scaled >= 0 {
+            scaled.checked_add(half)
         } else {
-            (scaled - half) / gpu_span
+            scaled.checked_sub(half)
         };
-        let out = i128::from(self.t1.system) + rounded;
-        u64::try_from(out).map_err(|_| TimestampError::OutOfRange { gpu_tick })
+        let rounded = biased.ok_or(out_of_range)? / gpu_span;
+        let out = i128::from(self.t1.system)
+            .checked_add(rounded)
+            .ok_or(out_of_range)?;
+        u64::try_from(out).map_err(|_| out_of_range)
     }
 }
 

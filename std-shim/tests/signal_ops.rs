@@ -350,6 +350,22 @@ fn profiling_timestamps_translate_like_rocr() {
         steep.gpu_to_system(u64::MAX),
         Err(TimestampError::OutOfRange { gpu_tick: u64::MAX })
     );
+    // The widest possible spans: the i128 product overflows, still a typed
+    // error and never a panic or a wrap.
+    let widest = ClockSync::new(
+        ClockCounters { gpu: 0, system: 0 },
+        ClockCounters {
+            gpu: 1,
+            system: u64::MAX,
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        widest.gpu_to_system(u64::MAX),
+        Err(TimestampError::OutOfRange { gpu_tick: u64::MAX })
+    );
+    assert_eq!(widest.gpu_to_system(1), Ok(u64::MAX));
+    assert_eq!(widest.gpu_to_system(0), Ok(0));
 }
 
 #[test]
