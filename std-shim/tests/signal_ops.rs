@@ -385,3 +385,48 @@ fn raw_enumerators_decode_or_fail_typed() {
         "hsa_signal_condition_t 4 is no HSA_SIGNAL_CONDITION_* value"
     );
 }
+
+/// ROCr's `GpuAgent::TranslateTime` in doubles, for comparison.
+fn rocr_translate(t0: ClockCounters, t1: ClockCounters, tick: u64) -> f64 {
+    (t0.system.wrapping_sub(t1.system) as i64 as f64 / t0.gpu.wrapping_sub(t1.gpu) as i64 as f64)
+        * tick.wrapping_sub(t1.gpu) as i64 as f64
+        + t1.system as f64
+}
+
+#[test]
+fn clock_translation_agrees_with_rocrs_floating_point_formula() {
+    // xorshift64*: deterministic cases without a dependency.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    for _ in 0..20_000 {
+        // Realistic ranges: GPU counters at 25-100 MHz, system ns since
+        // boot up to ~36 years, samples up to minutes apart.
+        let gpu0 = next() % (1 << 50);
+        let sys0 = next() % (1 << 60);
+        let gpu_span = 1 + next() % 10_000_000_000;
+        let ratio = 10 + next() % 31; // system ns per GPU tick
+        let t0 = ClockCounters {
+            gpu: gpu0,
+            system: sys0,
+        };
+        let t1 = ClockCounters {
+            gpu: gpu0 + gpu_span,
+            system: sys0 + gpu_span * ratio,
+        };
+        let sync = ClockSync::new(t0, t1).unwrap();
+        let tick = gpu0 + next() % (2 * gpu_span);
+        let ours = sync.gpu_to_system(tick).unwrap() as f64;
+        let theirs = rocr_translate(t0, t1, tick);
+        // Doubles carry 53 bits; beyond that only their rounding differs.
+        let tolerance = (theirs.abs() * 2f64.powi(-50)).max(1.0);
+        assert!(
+            (ours - theirs).abs() <= tolerance,
+            "t0 {t0:?} t1 {t1:?} tick {tick}: ours {ours} ROCr {theirs}"
+        );
+    }
+}
