@@ -67,27 +67,36 @@ fn counting<T>(f: impl FnOnce() -> T) -> (T, u64) {
 
 /// The drivers, named as the fuzz targets (`loader_<name>`) and the folders
 /// of hand-made inputs.
-const DRIVERS: &[&str] = &["code_object", "metadata", "kernel_descriptor", "bundle"];
+const DRIVERS: &[&str] = &[
+    "code_object",
+    "metadata",
+    "kernel_descriptor",
+    "bundle",
+    "load",
+];
 
 /// Why a driver failed; `Copy`, so reporting it allocates nothing inside
 /// the counted region.
 #[derive(Clone, Copy, Debug)]
-enum Failure {
+enum Failure<'a> {
     Loader(loader_core::Error),
     Descriptor(loader_core::kernel_descriptor::KdError),
+    Load(loader_core::load::LoadError<'a>),
 }
 
-impl std::fmt::Display for Failure {
+impl std::fmt::Display for Failure<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Failure::Loader(e) => write!(f, "{e}"),
             Failure::Descriptor(e) => write!(f, "{e}"),
+            Failure::Load(e) => write!(f, "{e}"),
         }
     }
 }
 
-/// Runs driver `name`: `Ok(items seen)` or why it failed.
-fn run(name: &str, data: &[u8]) -> Result<u64, Failure> {
+/// Runs driver `name`: `Ok(items seen)` or why it failed. `memory` is the
+/// fake agent memory of the `load` driver, allocated once by the caller.
+fn run<'a>(name: &str, data: &'a [u8], memory: &mut [u8]) -> Result<u64, Failure<'a>> {
     match name {
         "code_object" => walk::code_object(data)
             .map(|s| s.items)
@@ -97,6 +106,9 @@ fn run(name: &str, data: &[u8]) -> Result<u64, Failure> {
             .map_err(Failure::Loader),
         "kernel_descriptor" => walk::descriptor_input(data).map_err(Failure::Descriptor),
         "bundle" => walk::bundle(data).map(|s| s.items).map_err(Failure::Loader),
+        "load" => walk::load(data, memory)
+            .map(|s| s.items)
+            .map_err(Failure::Load),
         _ => Ok(0),
     }
 }
@@ -172,11 +184,16 @@ fn replay(cases: Vec<Case>) {
 
     let mut failures = Vec::new();
     let mut messages = Vec::new();
+    // The load driver's fake agent memory, allocated outside the counts.
+    let mut memory = vec![0u8; 1 << 20];
     for (i, (case, data)) in cases.iter().zip(&inputs).enumerate() {
         current.store(i, Ordering::Release);
         let start = Instant::now();
-        let (result, allocations) =
-            counting(|| std::panic::catch_unwind(|| run(case.driver, data)));
+        let (result, allocations) = counting(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run(case.driver, data, &mut memory)
+            }))
+        });
         let elapsed = start.elapsed();
         let name = &names[i];
         match result {
@@ -266,6 +283,18 @@ fn walks_really_walk_the_corpus() {
 }
 
 #[test]
+fn load_driver_loads_and_resolves_the_relocation_objects() {
+    let mut memory = vec![0u8; 1 << 20];
+    for name in ["globals-external-gfx90a-v5.co", "globals-gfx1030-v4.co"] {
+        let co = std::fs::read(crate_dir().join("corpus/relocations").join(name)).unwrap();
+        let (seen, allocations) = counting(|| walk::load(&co, &mut memory).expect(name));
+        assert_eq!(allocations, 0, "{name}");
+        // One kernel and two exported variables.
+        assert!(seen.descriptors == 1 && seen.items == 3, "{name}: {seen:?}");
+    }
+}
+
+#[test]
 fn compressed_bundles_decompress_into_caller_memory() {
     // Decompression is the one allocating path (feature `decompress`): it is
     // replayed here, outside the allocation count, on the corpus bundle and
@@ -324,15 +353,19 @@ fn section_header(elf: &[u8], name: &str) -> usize {
         .unwrap_or_else(|| panic!("no section {name}"))
 }
 
-/// Offset of the first program header of type `p_type`.
-fn program_header(elf: &[u8], p_type: u32, nth: usize) -> usize {
+/// Offset of the `nth` program header of type `p_type`, if any.
+fn program_header_opt(elf: &[u8], p_type: u32, nth: usize) -> Option<usize> {
     let phoff = u64_at(elf, 32) as usize;
     let phnum = usize::from(u16_at(elf, 56));
     (0..phnum)
         .map(|i| phoff + i * 56)
         .filter(|&h| u32_at(elf, h) == p_type)
         .nth(nth)
-        .expect("program header")
+}
+
+/// Offset of the `nth` program header of type `p_type`.
+fn program_header(elf: &[u8], p_type: u32, nth: usize) -> usize {
+    program_header_opt(elf, p_type, nth).expect("program header")
 }
 
 /// The metadata note's descriptor range in the file.
@@ -657,6 +690,81 @@ fn hand_made() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         b"\x00\x01\x02\x03 not a bundle",
         &|_| {},
     );
+
+    // Loading into fake agent memory: the object with relocations and an
+    // external symbol (which the driver's resolver provides).
+    let reloc = std::fs::read(crate_dir().join("corpus/relocations/globals-external-gfx90a-v5.co"))
+        .expect("corpus/relocations/globals-external-gfx90a-v5.co");
+    let rela = {
+        let h = section_header(&reloc, ".rela.dyn");
+        u64_at(&reloc, h + 24) as usize
+    };
+    let mut ld = |name: &'static str, f: &dyn Fn(&mut Vec<u8>)| {
+        let mut b = reloc.clone();
+        f(&mut b);
+        cases.push(("load", name, b));
+    };
+    ld("relocatable-object.co", &|b| put_u16(b, 16, 1)); // ET_REL
+    ld("overlapping-segments.co", &|b| {
+        // The first PT_LOAD grows into the second.
+        let second = u64_at(b, program_header(b, 1, 1) + 16);
+        let first = program_header(b, 1, 0);
+        put_u64(b, first + 40, second + 0x100);
+    });
+    ld("segment-misaligned.co", &|b| {
+        let h = program_header(b, 1, 1);
+        let vaddr = u64_at(b, h + 16);
+        put_u64(b, h + 16, vaddr + 4);
+    });
+    ld("segment-alignment-not-power-of-two.co", &|b| {
+        let h = program_header(b, 1, 1);
+        put_u64(b, h + 48, 0x1800);
+    });
+    ld("image-larger-than-agent-memory.co", &|b| {
+        // The last PT_LOAD's bss grows to 1 TiB: more than the fake memory.
+        let loads = (0..)
+            .take_while(|&n| program_header_opt(b, 1, n).is_some())
+            .count();
+        let h = program_header(b, 1, loads - 1);
+        put_u64(b, h + 40, 1 << 40);
+    });
+    ld("relocation-outside-segments.co", &|b| {
+        put_u64(b, rela, 0x7fff_0000)
+    });
+    ld("relocation-straddles-segment-end.co", &|b| {
+        let h = program_header(b, 1, 3);
+        let end = u64_at(b, h + 16) + u64_at(b, h + 40);
+        put_u64(b, rela, end - 4);
+    });
+    ld("relocation-unknown-type.co", &|b| {
+        let info = u64_at(b, rela + 8);
+        put_u64(b, rela + 8, (info & !0xffff_ffff) | 99);
+    });
+    ld("relocation-symbol-past-dynsym.co", &|b| {
+        let info = u64_at(b, rela + 8);
+        put_u64(b, rela + 8, (info & 0xffff_ffff) | (0xffff << 32));
+    });
+    ld("rela-size-not-multiple-of-24.co", &|b| {
+        let h = section_header(b, ".rela.dyn");
+        let size = u64_at(b, h + 32);
+        put_u64(b, h + 32, size - 5);
+    });
+    ld("unresolved-external-symbol.co", &|b| {
+        let h = section_header(b, ".dynstr");
+        let off = u64_at(b, h + 24) as usize;
+        let size = u64_at(b, h + 32) as usize;
+        let at = b[off..off + size]
+            .windows(7)
+            .position(|w| w == b"runtime")
+            .expect("runtime_provided_flag")
+            + off;
+        b[at..at + 7].copy_from_slice(b"missing");
+    });
+    ld("kernel-descriptor-corrupt.co", &|b| {
+        let h = section_header(b, ".rodata");
+        let off = u64_at(b, h + 24) as usize;
+        b[off + 12] = 1; // reserved0
+    });
     cases
 }
 

@@ -367,3 +367,44 @@ pub fn decompress(data: &[u8], scratch: &mut [u8]) -> Result<Seen> {
     let n = c.decompress_into(scratch)?;
     bundle(&scratch[..n])
 }
+
+/// Agent address the fake memory is mapped at (high, so that relocated
+/// addresses are not small integers).
+pub const FAKE_MEMORY_BASE: u64 = 0x7f00_0000_0000;
+
+/// Loads a code object into `memory` (host bytes standing in for agent
+/// memory at [`FAKE_MEMORY_BASE`]), resolving every undefined symbol except
+/// those whose name contains `missing` (so both paths run), then reads back
+/// every kernel, variable and symbol address.
+pub fn load<'a>(
+    data: &'a [u8],
+    memory: &mut [u8],
+) -> core::result::Result<Seen, loader_core::load::LoadError<'a>> {
+    use loader_core::load::SliceMemory;
+    let mut seen = Seen::default();
+    let mut mem = SliceMemory::new(memory, FAKE_MEMORY_BASE);
+    let loaded = loader_core::load::load(data, &mut mem, |name: &str| {
+        (!name.contains("missing")).then_some(FAKE_MEMORY_BASE.wrapping_sub(0x1000))
+    })?;
+    let mut sink = Sink::new();
+    let _ = write!(
+        sink,
+        "{:?} {:#x} {:#x}",
+        loaded.layout(),
+        loaded.address(),
+        loaded.bias()
+    );
+    for k in loaded.kernels() {
+        let k = k?;
+        seen.items += 1;
+        seen.descriptors += 1;
+        let _ = write!(sink, "{k:?}");
+        core::hint::black_box(loaded.symbol(k.name));
+    }
+    for v in loaded.variables() {
+        seen.items += 1;
+        let _ = write!(sink, "{v:?}");
+        core::hint::black_box(loaded.symbol(v.name));
+    }
+    Ok(seen)
+}
