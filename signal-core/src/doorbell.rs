@@ -73,6 +73,16 @@ pub struct DoorbellSignal<'a> {
     _signal: &'a AmdSignal,
 }
 
+// SAFETY: the doorbell is only written through volatile stores of a
+// doorbell-sized word, which the hardware accepts from any CPU; several
+// producers ringing one queue's doorbell concurrently is how AQL queues
+// are used (`from_raw`'s contract keeps the mapping valid for 'a).
+#[allow(unsafe_code)]
+unsafe impl Send for DoorbellSignal<'_> {}
+// SAFETY: as for `Send`: `&DoorbellSignal` only allows `store`.
+#[allow(unsafe_code)]
+unsafe impl Sync for DoorbellSignal<'_> {}
+
 impl<'a> DoorbellSignal<'a> {
     /// Decodes `signal` as a doorbell signal: checks the kind, then that
     /// the union word holds a non-null, aligned address.

@@ -84,12 +84,12 @@ impl ModelSignal {
     }
 }
 
-/// Three-thread models are bounded to 3 preemptions (loom's usual bound;
+/// Three-thread models are bounded to 4 preemptions (about 15 s;
 /// the unbounded space does not finish in minutes); two-thread models are
 /// explored exhaustively.
 fn model_bounded<F: Fn() + Sync + Send + 'static>(f: F) {
     let mut builder = loom::model::Builder::new();
-    builder.preemption_bound = Some(3);
+    builder.preemption_bound = Some(4);
     builder.check(f);
 }
 
