@@ -4,7 +4,6 @@
 //! only, so the choice of back end is one feature flag and never leaks into
 //! the code. With neither `defmt` nor `log` enabled the arguments are still
 //! type-checked but nothing is emitted.
-#![allow(unused_macros)]
 
 #[cfg(all(feature = "defmt", feature = "log"))]
 compile_error!("features `defmt` and `log` are mutually exclusive");
