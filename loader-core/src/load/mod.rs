@@ -460,8 +460,10 @@ where
     loaded.relocate(memory, &mut resolve)?;
 
     // What the agent will execute: every descriptor read back from its memory.
+    let mut kernels = 0u32;
     for k in loaded.kernels() {
         let k = k?;
+        kernels = kernels.saturating_add(1);
         let mut back = [0u8; KERNEL_DESCRIPTOR_SIZE];
         memory.read(k.kernel_object, &mut back)?;
         KernelDescriptor::parse(&back)
@@ -470,6 +472,16 @@ where
                 kernel: k.name,
                 error,
             })?;
+    }
+    // Each kernel found its metadata entry; the reverse must hold too.
+    if let Some(md) = &loaded.metadata {
+        if md.kernel_count() != kernels {
+            return Err(Error::inconsistent(
+                "amdhsa.kernels lists a kernel that has no kernel descriptor symbol",
+                Location::Field("amdhsa.kernels"),
+            )
+            .into());
+        }
     }
     Ok(loaded)
 }
@@ -637,6 +649,7 @@ impl<'a> LoadedCodeObject<'a> {
             object: *self,
             symbols: dynsym(&self.elf),
             next: 0,
+            metadata_cursor: None,
         }
     }
 
@@ -650,7 +663,41 @@ impl<'a> LoadedCodeObject<'a> {
         }
     }
 
-    fn kernel(&self, sym: &Symbol<'a>, name: &'a str) -> Result<Kernel<'a>, LoadError<'a>> {
+    /// The metadata kernel whose `.symbol` is `<name>.kd`, searched from
+    /// `cursor` onwards and wrapping around, so that walking kernels in the
+    /// metadata's own order costs one step each.
+    fn metadata_kernel(
+        md: &Metadata<'a>,
+        cursor: &mut Option<crate::metadata::Kernels<'a>>,
+        name: &str,
+    ) -> Result<Option<crate::metadata::Kernel<'a>>, Error> {
+        for _ in 0..md.kernel_count() {
+            let it = cursor.get_or_insert_with(|| md.kernels());
+            let k = match it.next() {
+                Some(k) => k?,
+                None => {
+                    let mut fresh = md.kernels();
+                    let first = fresh.next();
+                    *cursor = Some(fresh);
+                    match first {
+                        Some(k) => k?,
+                        None => return Ok(None),
+                    }
+                }
+            };
+            if k.symbol.strip_suffix(".kd") == Some(name) {
+                return Ok(Some(k));
+            }
+        }
+        Ok(None)
+    }
+
+    fn kernel(
+        &self,
+        sym: &Symbol<'a>,
+        name: &'a str,
+        cursor: &mut Option<crate::metadata::Kernels<'a>>,
+    ) -> Result<Kernel<'a>, LoadError<'a>> {
         let at = Location::Item("symbol", index(sym.index()));
         let e = sym.entry();
         if e.st_size != KERNEL_DESCRIPTOR_SIZE as u64 {
@@ -708,14 +755,7 @@ impl<'a> LoadedCodeObject<'a> {
         let raw = descriptor.raw;
         let mut kernarg_segment_align = MIN_KERNARG_ALIGN;
         if let Some(md) = &self.metadata {
-            let mut found = None;
-            for k in md.kernels() {
-                let k = k?;
-                if k.symbol.strip_suffix(".kd") == Some(name) {
-                    found = Some(k);
-                    break;
-                }
-            }
+            let found = Self::metadata_kernel(md, cursor, name)?;
             let k = found.ok_or(Error::missing(
                 "kernel descriptor has no entry in amdhsa.kernels",
                 at,
@@ -770,6 +810,7 @@ pub struct Kernels<'a> {
     object: LoadedCodeObject<'a>,
     symbols: Result<Option<SymbolTable<'a>>, Error>,
     next: usize,
+    metadata_cursor: Option<crate::metadata::Kernels<'a>>,
 }
 
 impl<'a> Iterator for Kernels<'a> {
@@ -796,7 +837,7 @@ impl<'a> Iterator for Kernels<'a> {
                 }
             };
             if let Some(name) = kd_name(&sym) {
-                let k = self.object.kernel(&sym, name);
+                let k = self.object.kernel(&sym, name, &mut self.metadata_cursor);
                 if k.is_err() {
                     self.next = table.len();
                 }
