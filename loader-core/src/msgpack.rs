@@ -14,6 +14,10 @@
 //!   input"): no loop runs longer than the input is long;
 //! - every length is checked against the input before use.
 //!
+//! Reading a container checks its structure (lengths, counts, depth) and
+//! steps over it without decoding; its items, and the UTF-8 of its strings,
+//! are checked when they are decoded (iterating, or [`walk`]).
+//!
 //! [`walk`] visits a whole value depth-first with a [`Visitor`], which is
 //! how tools print the map as JSON with the exact keys.
 //!
@@ -525,11 +529,91 @@ impl<'a> Cursor<'a> {
         Ok(())
     }
 
+    /// Steps over one item without decoding it: returns the count and
+    /// values-per-entry of a container whose header was read, or `None`
+    /// after jumping over a scalar's payload. Strings are not checked for
+    /// UTF-8 here; that happens when they are decoded.
+    fn skip_token(&mut self) -> Result<Option<(u32, u64)>> {
+        let start = self.here();
+        let b = self.be::<1>()?[0];
+        let payload = match b {
+            0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => 0,
+            0x80..=0x8f => return Ok(Some((u32::from(b & 0x0f), 2))),
+            0x90..=0x9f => return Ok(Some((u32::from(b & 0x0f), 1))),
+            0xa0..=0xbf => usize::from(b & 0x1f),
+            0xc1 => {
+                return Err(Error::malformed(
+                    "reserved MessagePack type byte 0xc1",
+                    start,
+                ));
+            }
+            0xc4 | 0xd9 => self.len8()?,
+            0xc5 | 0xda => self.len16()?,
+            0xc6 | 0xdb => self.len32()?,
+            0xc7 => self.len8()?.saturating_add(1),
+            0xc8 => self.len16()?.saturating_add(1),
+            0xc9 => self.len32()?.saturating_add(1),
+            0xcc | 0xd0 => 1,
+            0xcd | 0xd1 => 2,
+            0xca | 0xce | 0xd2 => 4,
+            0xcb | 0xcf | 0xd3 => 8,
+            0xd4 => 2,
+            0xd5 => 3,
+            0xd6 => 5,
+            0xd7 => 9,
+            0xd8 => 17,
+            0xdc => return Ok(Some((u32::from(u16::from_be_bytes(self.be()?)), 1))),
+            0xdd => return Ok(Some((u32::from_be_bytes(self.be()?), 1))),
+            0xde => return Ok(Some((u32::from(u16::from_be_bytes(self.be()?)), 2))),
+            0xdf => return Ok(Some((u32::from_be_bytes(self.be()?), 2))),
+        };
+        self.take(payload)?;
+        Ok(None)
+    }
+
     /// Skips the contents of a container whose header was just read:
-    /// `count` entries of `per` values each. Uses a fixed stack of
-    /// remaining-value counts, no recursion.
+    /// `count` entries of `per` values each. Structure only (lengths,
+    /// counts, depth); uses a fixed stack of remaining-value counts, no
+    /// recursion.
     fn skip_contents(&mut self, count: u32, per: u64) -> Result<()> {
-        self.walk_contents(count, per, &mut Skip)
+        let mut stack = [0u64; MAX_DEPTH];
+        let mut top = 0usize;
+        self.push_skip(&mut stack, &mut top, count, per)?;
+        loop {
+            // Pop finished containers.
+            while top > 0 && stack[top - 1] == 0 {
+                top -= 1;
+            }
+            if top == 0 {
+                return Ok(());
+            }
+            stack[top - 1] -= 1;
+            if let Some((n, per)) = self.skip_token()? {
+                self.push_skip(&mut stack, &mut top, n, per)?;
+            }
+        }
+    }
+
+    fn push_skip(
+        &self,
+        stack: &mut [u64; MAX_DEPTH],
+        top: &mut usize,
+        count: u32,
+        per: u64,
+    ) -> Result<()> {
+        self.check_count(count, per)?;
+        let depth = usize::from(self.depth)
+            .saturating_add(*top)
+            .saturating_add(1);
+        if depth > MAX_DEPTH || *top >= MAX_DEPTH {
+            return Err(Error::limit(
+                "MessagePack nesting is deeper than 32 levels",
+                self.here(),
+            ));
+        }
+        stack[*top] = u64::from(count) * per;
+        *top += 1;
+        Ok(())
     }
 
     fn walk_contents<V: Visitor<'a> + ?Sized>(
@@ -733,9 +817,6 @@ pub trait Visitor<'a> {
     }
 }
 
-struct Skip;
-impl Visitor<'_> for Skip {}
-
 /// Walks the single value in `data` with `visitor`; trailing bytes are an
 /// error (after the walk).
 pub fn walk<'a, V: Visitor<'a> + ?Sized>(data: &'a [u8], visitor: &mut V) -> Result<()> {
@@ -753,7 +834,7 @@ pub fn walk<'a, V: Visitor<'a> + ?Sized>(data: &'a [u8], visitor: &mut V) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ErrorKind;
+    use crate::{ErrorKind, Location};
 
     #[test]
     fn scalars() {
@@ -830,6 +911,24 @@ mod tests {
         let mut too = [0x91u8; MAX_DEPTH + 2];
         too[MAX_DEPTH + 1] = 0xc0;
         assert!(read_document(&too).is_err());
+    }
+
+    #[test]
+    fn nested_strings_are_checked_when_decoded() {
+        // [1, "\xff"]: reading the array checks structure only.
+        let doc = [0x92, 0x01, 0xa1, 0xff];
+        let a = read_document(&doc).unwrap().as_array().unwrap();
+        let mut it = a.iter();
+        assert_eq!(it.next().unwrap().unwrap(), Value::UInt(1));
+        let e = it.next().unwrap().unwrap_err();
+        assert_eq!(
+            (e.kind(), e.location()),
+            (ErrorKind::Malformed, Location::Offset(3))
+        );
+        assert!(it.next().is_none());
+        struct Nop;
+        impl Visitor<'_> for Nop {}
+        assert!(walk(&doc, &mut Nop).is_err());
     }
 
     #[test]

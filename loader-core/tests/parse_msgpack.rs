@@ -174,7 +174,11 @@ proptest! {
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
         let r = msgpack::read_document(&bytes);
         let w = msgpack::walk(&bytes, &mut Rebuild::default());
-        prop_assert_eq!(r.is_ok(), w.is_ok());
+        // Reading checks structure (and the top value); strings inside a
+        // container are checked when decoded, which the walk does for all.
+        if w.is_ok() {
+            prop_assert!(r.is_ok());
+        }
         if let Err(e) = r {
             if let Location::Offset(o) = e.location() {
                 prop_assert!(o as usize <= bytes.len());
