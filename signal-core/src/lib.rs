@@ -79,7 +79,7 @@ pub use pool::{PoolExhausted, PooledSignal, SignalPool};
 #[cfg(not(loom))]
 pub use raw::{AmdSignal, SignalKind, UnknownSignalKind};
 #[cfg(not(loom))]
-pub use signal::{LoadOrder, RmwOrder, Signal, SignalStorage, StoreOrder};
+pub use signal::{LoadOrder, RmwOrder, Signal, SignalHandleError, SignalStorage, StoreOrder};
 #[cfg(not(loom))]
 pub use timestamp::{ClockCounters, ClockSync, ProfilingTime, TimestampError};
 #[cfg(not(loom))]

@@ -6,7 +6,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 
 use crate::host::SignalHost;
 use crate::protocol::WakeState;
-use crate::raw::{AMD_SIGNAL_KIND_USER, AmdSignal};
+use crate::raw::{AMD_SIGNAL_ALIGN_BYTES, AMD_SIGNAL_KIND_USER, AmdSignal, AmdSignalKind64};
 
 /// The memory orders of the HSA load operations (`hsa_signal_load_relaxed`,
 /// `hsa_signal_load_scacquire`) and of waits.
@@ -89,6 +89,44 @@ impl RmwOrder {
     }
 }
 
+/// Why an `hsa_signal_t` handle names no waitable signal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum SignalHandleError {
+    /// The handle is 0 (HSA's "no signal").
+    Null,
+    /// The handle is not 64-byte aligned, so it is no `amd_signal_t`.
+    Misaligned {
+        /// The handle.
+        handle: u64,
+    },
+    /// The `amd_signal_t` is not of kind `AMD_SIGNAL_KIND_USER` (a
+    /// doorbell signal, or not a signal at all).
+    NotAUserSignal {
+        /// The raw `kind` found.
+        kind: AmdSignalKind64,
+    },
+}
+
+impl core::fmt::Display for SignalHandleError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Null => f.write_str("hsa_signal_t: null handle"),
+            Self::Misaligned { handle } => {
+                write!(f, "hsa_signal_t {handle:#x}: not 64-byte aligned")
+            }
+            Self::NotAUserSignal { kind } => {
+                write!(
+                    f,
+                    "hsa_signal_t: amd_signal_t.kind {kind} is not AMD_SIGNAL_KIND_USER"
+                )
+            }
+        }
+    }
+}
+
+impl core::error::Error for SignalHandleError {}
+
 /// The 64-bit interrupt event mailbox of a signal (a slot of the KFD event
 /// page), kept host-side so that safe code rewriting the shared
 /// `event_mailbox_ptr` word can never redirect our writes.
@@ -165,9 +203,39 @@ impl SignalStorage {
         &self.amd
     }
 
-    /// The `hsa_signal_t` handle: the address of the `amd_signal_t`.
+    /// The `hsa_signal_t` handle: the address of the `amd_signal_t`
+    /// (exposed, so [`from_handle`](Self::from_handle) may turn it back
+    /// into a reference).
     pub fn handle(&self) -> u64 {
-        core::ptr::from_ref(&self.amd) as usize as u64
+        core::ptr::from_ref(&self.amd).expose_provenance() as u64
+    }
+
+    /// The storage behind an `hsa_signal_t` handle (as found in an AQL
+    /// packet's `completion_signal`), after checking that it is non-null,
+    /// 64-byte aligned and that its `amd_signal_t` is of kind
+    /// `AMD_SIGNAL_KIND_USER`.
+    ///
+    /// # Safety
+    ///
+    /// A non-null, aligned `handle` must be the [`handle`](Self::handle) of
+    /// a `SignalStorage` that is not moved or dropped during `'a`.
+    pub unsafe fn from_handle<'a>(handle: u64) -> Result<&'a Self, SignalHandleError> {
+        if handle == 0 {
+            return Err(SignalHandleError::Null);
+        }
+        if handle % AMD_SIGNAL_ALIGN_BYTES as u64 != 0 {
+            return Err(SignalHandleError::Misaligned { handle });
+        }
+        let address =
+            usize::try_from(handle).map_err(|_| SignalHandleError::Misaligned { handle })?;
+        let ptr = core::ptr::with_exposed_provenance::<Self>(address);
+        // SAFETY: the caller guarantees a live, unmoved `SignalStorage`
+        // at this address for 'a; `amd` is its first field, at offset 0.
+        let storage = unsafe { &*ptr };
+        match storage.amd.raw_kind() {
+            AMD_SIGNAL_KIND_USER => Ok(storage),
+            kind => Err(SignalHandleError::NotAUserSignal { kind }),
+        }
     }
 
     /// The host-side wake state.
