@@ -8,7 +8,10 @@
 //! - [`elf::ElfFile`]: the ELF64 view — identification, OS ABI and
 //!   code-object version ([`elf::CodeObjectVersion`]), `e_flags`
 //!   ([`processor::EFlags`]: processor, xnack, sramecc, generic version),
-//!   program and section headers, `.symtab` / `.dynsym`, notes.
+//!   program and section headers, `.symtab` / `.dynsym` with lookups
+//!   through `.gnu.hash` / `.hash` ([`elf::SymbolTable::lookup`]), notes.
+//! - [`processor`]: every `EF_AMDGPU_MACH_*` processor LLVM knows, with its
+//!   `gfx_target_version`, xnack/sramecc support and generic family.
 //! - [`note`]: the note iterator and the `NT_AMD*` note types.
 //! - [`msgpack`]: a zero-copy, non-recursive MessagePack reader with depth
 //!   and count limits, and a [`msgpack::Visitor`] walk.
