@@ -291,6 +291,25 @@ fn corpus_objects_load_as_llvm_describes_them() {
             assert!(k.kernarg_segment_align.is_power_of_two());
             kernels_seen += 1;
         }
+        // The same descriptors, read from the file without loading.
+        let elf = ElfFile::parse(&data).unwrap();
+        let family = loaded.family().unwrap();
+        let from_file: Vec<_> = loader_core::kernel_descriptor::descriptors(&elf)
+            .map(|d| {
+                let d = d.unwrap();
+                (
+                    d.name,
+                    d.vaddr + loaded.bias(),
+                    d.descriptor.decode(family).unwrap(),
+                )
+            })
+            .collect();
+        let from_load: Vec<_> = loaded
+            .kernels()
+            .map(|k| k.unwrap())
+            .map(|k| (k.name, k.kernel_object, k.descriptor))
+            .collect();
+        assert_eq!(from_file, from_load, "{name}");
         got.sort();
         assert_eq!(got, expected, "{name}");
 

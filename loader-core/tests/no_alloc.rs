@@ -20,7 +20,7 @@ use loader_core::bundle::{
     CompressedBundle, Container, FatbinBundles, OffloadBundle, hip_fatbin_section,
 };
 use loader_core::elf::ElfFile;
-use loader_core::kernel_descriptor::{GpuFamily, KernelDescriptor};
+use loader_core::kernel_descriptor::GpuFamily;
 use loader_core::load::{ImageLayout, SliceMemory, dynamic_relocations, load};
 use loader_core::metadata::Metadata;
 use loader_core::msgpack::{self, Position, Value, Visitor};
@@ -140,25 +140,8 @@ fn walk_object(data: &[u8]) -> u64 {
     }
     // Kernel descriptors straight from the file, with their directives.
     let family = GpuFamily::from_processor(flags.processor.unwrap().name).unwrap();
-    let dynsym = elf.dynamic_symbols().unwrap().unwrap();
-    for sym in dynsym.iter() {
-        let sym = sym.unwrap();
-        let Some(_) = sym.name_str().ok().and_then(|n| n.strip_suffix(".kd")) else {
-            continue;
-        };
-        let seg = elf
-            .segments()
-            .find(|s| {
-                s.p_type() == 1
-                    && sym.value() >= s.header().p_vaddr
-                    && sym.value() < s.header().p_vaddr + s.header().p_filesz
-            })
-            .unwrap();
-        let off = (sym.value() - seg.header().p_vaddr) as usize;
-        let kd = KernelDescriptor::parse(&seg.data().unwrap()[off..off + 64])
-            .unwrap()
-            .decode(family)
-            .unwrap();
+    for fkd in loader_core::kernel_descriptor::descriptors(&elf) {
+        let kd = fkd.unwrap().descriptor.decode(family).unwrap();
         for d in kd.directives(version.number() as u8) {
             sum += d.value + d.name.len() as u64;
         }

@@ -1134,3 +1134,133 @@ fn decode_preload(v16: u16, family: GpuFamily) -> Result<KernargPreload, KdError
         offset: KERNARG_PRELOAD_SPEC_OFFSET.get(v) as u16,
     })
 }
+
+/// A kernel descriptor found in a code object file: its `<name>.kd`
+/// symbol and the 64 bytes the file holds for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileKernelDescriptor<'a> {
+    /// The kernel name (the symbol without `.kd`).
+    pub name: &'a str,
+    /// `st_value`: the descriptor's virtual address.
+    pub vaddr: u64,
+    /// The descriptor's fields (reserved bytes checked).
+    pub descriptor: KernelDescriptor,
+}
+
+/// The kernel descriptors of a code object, straight from the file (no
+/// loading): every defined `STT_OBJECT` symbol named `<kernel>.kd` in
+/// `.dynsym` (or `.symtab` when there is no `.dynsym`), which must have size
+/// 64, be 64-byte aligned and lie in the file part of a `PT_LOAD` segment.
+/// Yields an error once, then stops.
+pub fn descriptors<'a>(elf: &crate::elf::ElfFile<'a>) -> FileKernelDescriptors<'a> {
+    let table = match elf.dynamic_symbols() {
+        Ok(Some(t)) => Ok(Some(t)),
+        Ok(None) => elf.symbols(),
+        Err(e) => Err(e),
+    };
+    FileKernelDescriptors {
+        elf: *elf,
+        table,
+        next: 0,
+    }
+}
+
+/// Iterator returned by [`descriptors`].
+#[derive(Clone, Debug)]
+pub struct FileKernelDescriptors<'a> {
+    elf: crate::elf::ElfFile<'a>,
+    table: crate::Result<Option<crate::elf::SymbolTable<'a>>>,
+    next: usize,
+}
+
+impl<'a> FileKernelDescriptors<'a> {
+    fn read(
+        &self,
+        sym: &crate::elf::Symbol<'a>,
+        name: &'a str,
+    ) -> crate::Result<FileKernelDescriptor<'a>> {
+        use crate::error::{Error, Location, index};
+        let at = Location::Item("symbol", index(sym.index()));
+        let e = sym.entry();
+        if e.st_size != KERNEL_DESCRIPTOR_SIZE as u64 {
+            return Err(Error::malformed(
+                "kernel descriptor symbol size is not 64",
+                at,
+            ));
+        }
+        if e.st_value % KERNEL_DESCRIPTOR_ALIGN != 0 {
+            return Err(Error::malformed(
+                "kernel descriptor is not 64-byte aligned",
+                at,
+            ));
+        }
+        for seg in self
+            .elf
+            .segments()
+            .filter(|s| s.p_type() == crate::elf::PT_LOAD)
+        {
+            let h = seg.header();
+            let Some(in_seg) = e.st_value.checked_sub(h.p_vaddr) else {
+                continue;
+            };
+            if in_seg >= h.p_memsz {
+                continue;
+            }
+            let bytes = crate::bytes::slice(seg.data()?, in_seg, KERNEL_DESCRIPTOR_SIZE as u64)
+                .ok_or(Error::out_of_bounds(
+                    "kernel descriptor is not backed by file bytes of its segment",
+                    at,
+                ))?;
+            let descriptor = KernelDescriptor::parse(bytes)
+                .map_err(|_| Error::malformed("kernel descriptor reserved bytes are set", at))?;
+            return Ok(FileKernelDescriptor {
+                name,
+                vaddr: e.st_value,
+                descriptor,
+            });
+        }
+        Err(Error::out_of_bounds(
+            "kernel descriptor lies outside every PT_LOAD segment",
+            at,
+        ))
+    }
+}
+
+impl<'a> Iterator for FileKernelDescriptors<'a> {
+    type Item = crate::Result<FileKernelDescriptor<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let table = match &self.table {
+            Ok(Some(t)) => *t,
+            Ok(None) => return None,
+            Err(e) => {
+                let e = *e;
+                self.table = Ok(None);
+                return Some(Err(e));
+            }
+        };
+        while self.next < table.len() {
+            let i = self.next;
+            self.next += 1;
+            let sym = match table.get(i) {
+                Ok(s) => s,
+                Err(e) => {
+                    self.next = table.len();
+                    return Some(Err(e));
+                }
+            };
+            if sym.kind() != crate::elf::STT_OBJECT || sym.is_undefined() {
+                continue;
+            }
+            let Some(name) = sym.name_str().ok().and_then(|n| n.strip_suffix(".kd")) else {
+                continue;
+            };
+            let r = self.read(&sym, name);
+            if r.is_err() {
+                self.next = table.len();
+            }
+            return Some(r);
+        }
+        None
+    }
+}
