@@ -132,6 +132,35 @@ impl TargetId {
         Ok(id)
     }
 
+    /// Parses a clang offload bundle entry ID, `<kind>-<triple>-<target ID>`:
+    /// `hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-` (the current form, empty
+    /// environment) or `hip-amdgcn-amd-amdhsa-gfx906` (the older form
+    /// without one). Returns the offload kind (`hip`, `hipv4`, `openmp`,
+    /// ...) and the target. Host entries and other triples are
+    /// [`ErrorKind::Unsupported`].
+    pub fn parse_bundle_entry_id(id: &str) -> Result<(&str, Self)> {
+        let (kind, rest) = id.split_once('-').ok_or(Error::malformed(
+            "bundle entry ID has no offload kind",
+            Location::Offset(0),
+        ))?;
+        let base = kind.len() + 1;
+        let tail = rest
+            .strip_prefix("amdgcn-amd-amdhsa-")
+            .ok_or(Error::unsupported(
+                "bundle entry is not for amdgcn-amd-amdhsa",
+                Location::Offset(base as u64),
+            ))?;
+        let (skip, target) = match tail.strip_prefix('-') {
+            Some(t) => (base + "amdgcn-amd-amdhsa--".len(), t),
+            None => (base + "amdgcn-amd-amdhsa-".len(), tail),
+        };
+        let t = Self::parse(target).map_err(|e| match e.location() {
+            Location::Offset(o) => e.at(Location::Offset(o.saturating_add(skip as u64))),
+            _ => e,
+        })?;
+        Ok((kind, t))
+    }
+
     /// The target ID a code object's `e_flags` describe.
     pub fn from_flags(flags: &EFlags) -> Result<Self> {
         let processor = flags.processor.ok_or(Error::missing(
@@ -318,6 +347,24 @@ mod tests {
         );
         assert!(TargetId::parse("").is_err());
         assert!(TargetId::parse("r600").is_err());
+    }
+
+    #[test]
+    fn bundle_entry_ids() {
+        let (k, t) =
+            TargetId::parse_bundle_entry_id("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+").unwrap();
+        assert_eq!((k, t.processor.name, t.xnack), ("hipv4", "gfx90a", On));
+        let (k, t) = TargetId::parse_bundle_entry_id("hip-amdgcn-amd-amdhsa-gfx906").unwrap();
+        assert_eq!((k, t.processor.name, t.xnack), ("hip", "gfx906", Any));
+        let e = TargetId::parse_bundle_entry_id("host-x86_64-unknown-linux-gnu").unwrap_err();
+        assert_eq!(
+            (e.kind(), e.location()),
+            (ErrorKind::Unsupported, Location::Offset(5))
+        );
+        let e =
+            TargetId::parse_bundle_entry_id("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack").unwrap_err();
+        assert_eq!(e.location(), Location::Offset(32));
+        assert!(TargetId::parse_bundle_entry_id("nodash").is_err());
     }
 
     #[test]

@@ -128,3 +128,38 @@ fn rocrand_code_objects() {
     let kernels: usize = objects.iter().map(|p| check(p)).sum();
     assert!(kernels > 100, "only {kernels} kernels in rocRAND");
 }
+
+/// hipcc's bundle entry IDs (`scripts/fetch-rocrand` lists them in
+/// `ENTRIES`) name the same target as the `e_flags` of the code object
+/// each entry holds.
+#[test]
+fn rocrand_bundle_entry_ids_match_e_flags() {
+    let dir = std::env::var_os("ROCRAND_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("target/rocrand"));
+    let entries = std::fs::read_to_string(dir.join("ENTRIES")).unwrap_or_else(|e| {
+        panic!(
+            "{}/ENTRIES: {e}: run scripts/fetch-rocrand (scripts/test does)",
+            dir.display()
+        )
+    });
+    let mut n = 0;
+    for line in entries.lines().filter(|l| !l.trim().is_empty()) {
+        let (file, id) = line.rsplit_once(' ').unwrap();
+        let file = Path::new(file);
+        let path = if file.is_absolute() {
+            file.to_path_buf()
+        } else {
+            dir.join("co").join(file.file_name().unwrap())
+        };
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let f = ElfFile::parse(&bytes).unwrap();
+        let from_flags = TargetId::from_flags(&f.flags().unwrap()).unwrap();
+        let (kind, from_id) =
+            TargetId::parse_bundle_entry_id(id).unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert!(kind.starts_with("hip"), "{id}");
+        assert_eq!(from_id, from_flags, "{id}");
+        n += 1;
+    }
+    assert!(n > 0);
+}
