@@ -254,6 +254,27 @@ fn walk_loader_core(code_object: &[u8]) -> Result<Counts, loader_core::Error> {
     Ok(count.0)
 }
 
+/// loader-core's typed views (`metadata::Metadata`): every kernel with all
+/// its fields and every argument, as a runtime reads them. Returns (kernels,
+/// arguments); not comparable node for node with the generic walks, so it is
+/// checked against the generic tree's counts of kernel and argument maps.
+fn typed_loader_core(code_object: &[u8]) -> Result<(u64, u64), loader_core::Error> {
+    let elf = loader_core::elf::ElfFile::parse(code_object)?;
+    let Some(md) = loader_core::metadata::Metadata::from_elf(&elf)? else {
+        return Ok((0, 0));
+    };
+    let (mut kernels, mut args) = (0, 0);
+    for k in md.kernels() {
+        let k = black_box(k?);
+        kernels += 1;
+        for a in k.args() {
+            black_box(a?);
+            args += 1;
+        }
+    }
+    Ok((kernels, args))
+}
+
 /// The workspace root (this crate is `tests/`).
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -407,10 +428,26 @@ fn main() {
             path.display()
         );
         assert!(ours.scalars > 0, "{}: no metadata", path.display());
+        // Typed views: the top map, one map per kernel, one per argument.
+        let (kernels, args) = typed_loader_core(&bytes)
+            .unwrap_or_else(|e| panic!("loader-core typed views on {}: {e}", path.display()));
+        assert_eq!(
+            1 + kernels + args,
+            ours.maps,
+            "typed views missed maps in {}",
+            path.display()
+        );
 
         let t_ours = measure(
             || {
                 let _ = black_box(walk_loader_core(black_box(&bytes)));
+            },
+            batches,
+            target,
+        );
+        let t_typed = measure(
+            || {
+                let _ = black_box(typed_loader_core(black_box(&bytes)));
             },
             batches,
             target,
@@ -438,11 +475,12 @@ fn main() {
         );
         for (name, t) in [
             ("loader-core", t_ours),
+            ("loader-core typed views", t_typed),
             ("amd_comgr 2.4", t_comgr),
             ("goblin 0.10 + rmpv 1.3", t_goblin),
         ] {
             println!(
-                "  {name:<24} {:>12.1} us   {:>7.1}x loader-core",
+                "  {name:<26} {:>12.1} us   {:>7.1}x loader-core",
                 t.as_secs_f64() * 1e6,
                 t.as_secs_f64() / t_ours.as_secs_f64()
             );
