@@ -392,10 +392,12 @@ fn a_blocked_waiter_uses_no_cpu() {
     const WAIT: Duration = Duration::from_millis(400);
     let host = FutexHost::new();
     let storage = SignalStorage::new(0);
+    let started = std::sync::Barrier::new(2);
     let (cpu_ns, wall) = thread::scope(|sc| {
         let waiter = sc.spawn(|| {
             let cpu0 = thread_cpu_time_ns();
             let t0 = Instant::now();
+            started.wait();
             let got = storage.bind(&host).wait(
                 Condition::Eq,
                 1,
@@ -406,6 +408,9 @@ fn a_blocked_waiter_uses_no_cpu() {
             assert_eq!(got, Ok(WaitOutcome::Satisfied(1)));
             (thread_cpu_time_ns() - cpu0, t0.elapsed())
         });
+        // The clock starts before the waiter is released, so the wait
+        // lasts at least WAIT.
+        started.wait();
         thread::sleep(WAIT);
         storage.bind(&host).store(1, StoreOrder::Release);
         waiter.join().unwrap()
