@@ -9,8 +9,9 @@
 //! Untrusted input cannot make it misbehave:
 //! - nesting deeper than [`MAX_DEPTH`] is an [`ErrorKind::LimitExceeded`]
 //!   error; skipping and walking use a fixed-size stack, never recursion;
-//! - every element takes at least one byte, so a container count larger
-//!   than the bytes left is rejected up front ("count exceeds the remaining
+//! - a container may hold at most [`MAX_CONTAINER_LEN`] entries, and since
+//!   every element takes at least one byte, a count larger than the bytes
+//!   left is rejected up front ("count exceeds the remaining
 //!   input"): no loop runs longer than the input is long;
 //! - every length is checked against the input before use.
 //!
@@ -54,6 +55,13 @@ use core::fmt;
 /// 4 levels deep: map, `amdhsa.kernels` array, kernel map, `.args` array,
 /// argument map).
 pub const MAX_DEPTH: usize = 32;
+
+/// Most entries accepted in one array or map (16 Mi), whatever the input
+/// size; a larger count is [`ErrorKind::LimitExceeded`]. Independently,
+/// a count larger than the bytes left is always rejected.
+///
+/// [`ErrorKind::LimitExceeded`]: crate::ErrorKind::LimitExceeded
+pub const MAX_CONTAINER_LEN: u32 = 1 << 24;
 
 /// A decoded MessagePack value. Containers are lazy handles.
 #[derive(Clone, Copy, PartialEq)]
@@ -518,6 +526,12 @@ impl<'a> Cursor<'a> {
     /// Checks that `count` items of `per` values each can fit in what is
     /// left (each value takes at least one byte).
     fn check_count(&self, count: u32, per: u64) -> Result<()> {
+        if count > MAX_CONTAINER_LEN {
+            return Err(Error::limit(
+                "container count exceeds MAX_CONTAINER_LEN (16 Mi)",
+                self.here(),
+            ));
+        }
         let need = u64::from(count).saturating_mul(per);
         let left = (self.data.len() - self.pos.min(self.data.len())) as u64;
         if need > left {
@@ -896,6 +910,16 @@ mod tests {
         // array32 claiming 4 billion elements in 5 bytes.
         let e = read_document(&[0xdd, 0xff, 0xff, 0xff, 0xff]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::LimitExceeded);
+        // A count over MAX_CONTAINER_LEN, even with enough input behind it.
+        extern crate std;
+        let mut big = std::vec![0u8; 5 + (MAX_CONTAINER_LEN as usize) + 1];
+        big[0] = 0xdd;
+        big[1..5].copy_from_slice(&(MAX_CONTAINER_LEN + 1).to_be_bytes());
+        let e = read_document(&big).unwrap_err();
+        assert_eq!(
+            e.what(),
+            "container count exceeds MAX_CONTAINER_LEN (16 Mi)"
+        );
         // map16 claiming 0xffff pairs.
         let e = read_document(&[0xde, 0xff, 0xff, 0, 0]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::LimitExceeded);
