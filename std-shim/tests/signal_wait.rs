@@ -3,7 +3,7 @@
 //! wait-any, a stress test in which every wait must finish, and a blocked
 //! waiter that burns no CPU.
 
-use std::sync::atomic::AtomicU32;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -288,8 +288,8 @@ fn wait_any_over_more_signals_than_one_futex_waitv_still_wakes() {
 fn stress_every_wait_finishes() {
     const WAITERS: usize = 6;
     const SETTERS: i64 = 3;
-    const ROUNDS: i64 = 300;
-    let host = FutexHost::new();
+    const ROUNDS: i64 = 10_000;
+    let host = Counting::default();
     let round = SignalStorage::new(0); // bumped by setters, waited on by waiters
     let acks = SignalStorage::new(0); // each waiter adds 1 per round
     let any_a = SignalStorage::new(0);
@@ -380,11 +380,56 @@ fn stress_every_wait_finishes() {
     for s in [&round, &acks, &any_a, &any_b] {
         assert_eq!(s.wake_state().waiters(), 0);
     }
+    let (blocks, wakes) = (
+        host.blocks.load(Ordering::Relaxed),
+        host.wakes.load(Ordering::Relaxed),
+    );
     eprintln!(
-        "stress: {} waits in {:?}",
+        "stress: {} waits in {:?}, {blocks} futex sleeps, {wakes} wakes",
         ROUNDS as usize * (WAITERS * 2 + SETTERS as usize),
         start.elapsed()
     );
+    // The blocking path, where a wake can be lost, was really exercised.
+    assert!(
+        blocks > 1_000,
+        "only {blocks} sleeps: the stress did not block"
+    );
+}
+
+/// `FutexHost` with counts of sleeps and wakes.
+#[derive(Default)]
+struct Counting {
+    inner: FutexHost,
+    blocks: AtomicU64,
+    wakes: AtomicU64,
+}
+impl Blocker for Counting {
+    fn block(&self, w: &AtomicU32, e: u32, t: Option<u64>) {
+        self.blocks.fetch_add(1, Ordering::Relaxed);
+        self.inner.block(w, e, t)
+    }
+    fn block_any(&self, w: &[BlockOn<'_>], t: Option<u64>) {
+        self.blocks.fetch_add(1, Ordering::Relaxed);
+        self.inner.block_any(w, t)
+    }
+    fn wake_all(&self, w: &AtomicU32) {
+        self.wakes.fetch_add(1, Ordering::Relaxed);
+        self.inner.wake_all(w)
+    }
+    fn yield_now(&self) {
+        self.inner.yield_now()
+    }
+}
+impl Clock for Counting {
+    fn now_ticks(&self) -> u64 {
+        self.inner.now_ticks()
+    }
+    fn ticks_per_second(&self) -> u64 {
+        self.inner.ticks_per_second()
+    }
+}
+impl EventNotifier for Counting {
+    fn notify_event(&self, _: u32) {}
 }
 
 #[test]
