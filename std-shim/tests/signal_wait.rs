@@ -470,3 +470,71 @@ fn a_blocked_waiter_uses_no_cpu() {
     );
     eprintln!("blocked waiter: {cpu_ns} ns CPU over {wall:?}");
 }
+
+#[test]
+fn process_shared_futexes_block_and_wake_too() {
+    // Shared (non-private) futexes are keyed by the physical page, for
+    // signals in memory mapped into several processes; same protocol.
+    let host = FutexHost::process_shared(());
+    let a = SignalStorage::new(0);
+    let b = SignalStorage::new(0);
+    let never = SignalStorage::new(0);
+    let any_of = [
+        WaitAnyEntry {
+            signal: &never,
+            condition: Condition::Eq,
+            compare_value: 1,
+        },
+        WaitAnyEntry {
+            signal: &b,
+            condition: Condition::Eq,
+            compare_value: 1,
+        },
+    ];
+    let entries = [
+        WaitAnyEntry {
+            signal: &a,
+            condition: Condition::Eq,
+            compare_value: 1,
+        },
+        WaitAnyEntry {
+            signal: &b,
+            condition: Condition::Eq,
+            compare_value: 1,
+        },
+    ];
+    let (one, any) = thread::scope(|sc| {
+        let one = sc.spawn(|| {
+            a.bind(&host).wait_with_policy(
+                Condition::Eq,
+                1,
+                5_000 * MS,
+                WaitState::Blocked,
+                LoadOrder::Acquire,
+                &WaitPolicy::BLOCK_AT_ONCE,
+            )
+        });
+        let any = sc.spawn(|| {
+            wait_any_with_policy(
+                &any_of,
+                5_000 * MS,
+                WaitState::Blocked,
+                LoadOrder::Acquire,
+                &host,
+                &WaitPolicy::BLOCK_AT_ONCE,
+            )
+        });
+        thread::sleep(Duration::from_millis(3));
+        a.bind(&host).store(1, StoreOrder::Release);
+        b.bind(&host).store(1, StoreOrder::Release);
+        (one.join().unwrap(), any.join().unwrap())
+    });
+    assert_eq!(one, Ok(WaitOutcome::Satisfied(1)));
+    assert_eq!(any, Ok(WaitAnyOutcome::Satisfied { index: 1, value: 1 }));
+    let both = wait_any(&entries, 0, WaitState::Blocked, LoadOrder::Acquire, &host);
+    assert_eq!(
+        both,
+        Ok(WaitAnyOutcome::Satisfied { index: 0, value: 1 }),
+        "lowest index wins"
+    );
+}
