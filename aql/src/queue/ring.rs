@@ -113,6 +113,12 @@ pub struct Ring<'a, D> {
     write_index: &'a AtomicU64,
     read_index: &'a AtomicU64,
     doorbell: D,
+    /// The last read index a producer of this view loaded, so producers
+    /// need not touch the read index's cache line (which the packet
+    /// processor writes for every packet) unless the ring looks full.
+    /// Stored with release after the acquire load of the real index, and
+    /// loaded with acquire, so it carries the same happens-before edge.
+    read_index_cache: AtomicU64,
     processor_claimed: AtomicBool,
 }
 
@@ -222,6 +228,7 @@ impl<'a, D: Doorbell> Ring<'a, D> {
             write_index,
             read_index,
             doorbell,
+            read_index_cache: AtomicU64::new(read_index.load(Ordering::Acquire)),
             processor_claimed: AtomicBool::new(false),
         })
     }
@@ -294,31 +301,40 @@ impl<'a, D: Doorbell> Ring<'a, D> {
         self.check_count(count)?;
         let size = self.size();
         let mut write = self.write_index.load(Ordering::Relaxed);
+        let mut read = self.read_index_cache.load(Ordering::Acquire);
+        let mut fresh_read = false;
         loop {
-            // Acquire: the packet processor's reads of the slots we are about
-            // to reuse, and its reset of them to INVALID, happen before our
-            // writes.
-            let read = self.read_index.load(Ordering::Acquire);
             let used = write.wrapping_sub(read);
-            if used > u64::MAX / 2 {
-                // The read index is ahead of the write index. `write` may
-                // just be stale: re-read once before calling it corrupt.
-                let fresh = self.write_index.load(Ordering::Relaxed);
-                if fresh != write {
-                    write = fresh;
+            if used > u64::MAX / 2 || size - used.min(size) < count {
+                if !fresh_read {
+                    // The cached read index may be stale: load the real one.
+                    // Acquire: the packet processor's reads of the slots we
+                    // are about to reuse, and its reset of them to INVALID,
+                    // happen before our writes.
+                    read = self.refresh_read_index();
+                    fresh_read = true;
                     continue;
                 }
-                return Err(QueueError::CorruptIndices {
-                    write_index: write,
-                    read_index: read,
+                if used > u64::MAX / 2 {
+                    // The read index is ahead of the write index. `write`
+                    // may just be stale: re-read once before calling it
+                    // corrupt.
+                    let fresh = self.write_index.load(Ordering::Relaxed);
+                    if fresh != write {
+                        write = fresh;
+                        continue;
+                    }
+                    return Err(QueueError::CorruptIndices {
+                        write_index: write,
+                        read_index: read,
+                    });
+                }
+                // More than `size` in use is legitimate: fetch-add producers
+                // ([`Ring::reserve`]) reserve ahead and wait for their slots.
+                return Err(QueueError::Full {
+                    count,
+                    free: size - used.min(size),
                 });
-            }
-            // More than `size` in use is legitimate: fetch-add producers
-            // ([`Ring::reserve`]) reserve ahead and wait for their slots.
-            let used = used.min(size);
-            let free = size - used;
-            if free < count {
-                return Err(QueueError::Full { count, free });
             }
             match self.write_index.compare_exchange_weak(
                 write,
@@ -333,6 +349,16 @@ impl<'a, D: Doorbell> Ring<'a, D> {
                 }
             }
         }
+    }
+
+    /// Loads the real read index (acquire) and publishes it to the cache.
+    fn refresh_read_index(&self) -> u64 {
+        let read = self.read_index.load(Ordering::Acquire);
+        // Release: a producer that acquires the cache inherits our
+        // happens-before edge with the packet processor.
+        self.read_index_cache
+            .fetch_max(read, Ordering::AcqRel)
+            .max(read)
     }
 
     /// Reserves `count` consecutive packet ids with a fetch-add on the write
@@ -351,9 +377,14 @@ impl<'a, D: Doorbell> Ring<'a, D> {
         let first = self.write_index.fetch_add(count, Ordering::Relaxed);
         let last = first.wrapping_add(count - 1);
         // Slot `last` is free once the read index is past `last - size`.
-        // Acquire: see `try_reserve`.
-        while last.wrapping_sub(self.read_index.load(Ordering::Acquire)) >= self.size() {
-            wait();
+        // Acquire (of the cache or the real index): see `try_reserve`.
+        let mut read = self.read_index_cache.load(Ordering::Acquire);
+        while last.wrapping_sub(read) >= self.size() {
+            let fresh = self.refresh_read_index();
+            if fresh == read {
+                wait();
+            }
+            read = fresh;
         }
         Ok(Reservation::new(self, first, count))
     }
