@@ -317,12 +317,17 @@ impl JsonParser<'_> {
                 }
                 0..=0x1f => return self.err("control character in string"),
                 _ => {
-                    // Copy one UTF-8 character.
-                    let rest = std::str::from_utf8(&self.s[self.i..])
-                        .map_err(|_| "invalid UTF-8".to_string())?;
-                    let c = rest.chars().next().unwrap();
-                    out.push(c);
-                    self.i += c.len_utf8();
+                    // Copy one UTF-8 character (its length from the lead byte).
+                    let len = match b {
+                        0x00..=0x7f => 1,
+                        0xc0..=0xdf => 2,
+                        0xe0..=0xef => 3,
+                        _ => 4,
+                    };
+                    let bytes = self.s.get(self.i..self.i + len).unwrap_or(&[]);
+                    let c = std::str::from_utf8(bytes).map_err(|_| "invalid UTF-8".to_string())?;
+                    out.push_str(c);
+                    self.i += len;
                 }
             }
         }
@@ -517,4 +522,54 @@ fn usage_errors_exit_2() {
         String::from_utf8_lossy(&out.stderr)
             .starts_with("hsa: inspect /nonexistent/file.co: cannot read")
     );
+}
+
+#[test]
+fn rocrand_library_is_inspected_with_every_code_object() {
+    // A real HIP library (scripts/fetch-rocrand downloads it): its
+    // .hip_fatbin bundle holds a host entry and 7 device code objects.
+    let so =
+        manifest_dir().join("../target/rocrand/root/usr/lib/x86_64-linux-gnu/librocrand.so.1.1");
+    assert!(
+        so.exists(),
+        "{} is missing: run scripts/fetch-rocrand (scripts/test does)",
+        so.display()
+    );
+    let text = inspect_ok(&[so.to_str().unwrap(), "--json"]);
+    let json = parse_json(&text).expect("valid JSON");
+    let Json::Object(top) = json else {
+        panic!("not an object")
+    };
+    let Some((_, Json::Array(bundles))) = top.iter().find(|(k, _)| k == "bundles") else {
+        panic!("no bundles")
+    };
+    let mut code_objects = 0;
+    let mut kernels = 0;
+    for b in bundles {
+        let Json::Object(b) = b else { panic!() };
+        let Some((_, Json::Array(entries))) = b.iter().find(|(k, _)| k == "entries") else {
+            panic!()
+        };
+        for e in entries {
+            let Json::Object(e) = e else { panic!() };
+            if let Some((_, Json::Object(co))) = e.iter().find(|(k, _)| k == "code_object") {
+                code_objects += 1;
+                let Some((_, Json::Array(kds))) =
+                    co.iter().find(|(k, _)| k == "kernel_descriptors")
+                else {
+                    panic!()
+                };
+                for kd in kds {
+                    let Json::Object(kd) = kd else { panic!() };
+                    assert!(
+                        kd.iter().any(|(k, _)| k == "directives"),
+                        "descriptor not decoded: {kd:?}"
+                    );
+                    kernels += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(code_objects, 7);
+    assert_eq!(kernels, 560);
 }
