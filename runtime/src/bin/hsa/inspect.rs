@@ -120,6 +120,10 @@ struct Entry {
     code_object: Option<CodeObject>,
 }
 
+/// A decoded kernel descriptor: `(.amdhsa_ directive, value, printed as a
+/// comment)` in `llvm-objdump`'s order.
+type DirectiveLines = Vec<(&'static str, u64, bool)>;
+
 struct CodeObject {
     os_abi: String,
     version: Option<u32>,
@@ -128,7 +132,7 @@ struct CodeObject {
     /// The metadata map rendered as JSON, and its typed summary.
     metadata_json: Option<String>,
     metadata: Option<MetadataSummary>,
-    descriptors: Vec<(String, Result<Vec<(&'static str, u64, bool)>, String>)>,
+    descriptors: Vec<(String, Result<DirectiveLines, String>)>,
     /// Entries of the `SHT_RELA` sections (`.rela.dyn`).
     relocations: u64,
     /// Exported variables (`STT_OBJECT` in `.dynsym`, not `.kd`): name, size.
@@ -348,7 +352,7 @@ fn descriptor(
     value: u64,
     family: Option<GpuFamily>,
     version: u32,
-) -> Result<Vec<(&'static str, u64, bool)>, String> {
+) -> Result<DirectiveLines, String> {
     let family = family.ok_or("no kernel-descriptor layout for this processor")?;
     let section = elf.section(usize::from(shndx)).map_err(|e| e.to_string())?;
     let data = section.data().map_err(|e| e.to_string())?;
