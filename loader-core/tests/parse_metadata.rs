@@ -371,6 +371,8 @@ fn typed_values() {
     assert_eq!(md.version(), [1, 2]);
     assert_eq!(md.target(), Some("amdgcn-amd-amdhsa--gfx90a"));
     let lds = md.kernel("lds").unwrap().unwrap();
+    assert_eq!(md.kernel_by_symbol("lds.kd").unwrap().unwrap().name, "lds");
+    assert!(md.kernel_by_symbol("lds").unwrap().is_none());
     assert_eq!(lds.reqd_workgroup_size, Some([64, 1, 1]));
     assert_eq!(lds.vec_type_hint, Some("float4"));
     let scratch = lds.args().nth(1).unwrap().unwrap();

@@ -255,6 +255,18 @@ impl<'a> Metadata<'a> {
         Ok(None)
     }
 
+    /// The kernel whose `.symbol` (kernel-descriptor symbol, `<name>.kd`)
+    /// is `symbol`.
+    pub fn kernel_by_symbol(&self, symbol: &str) -> Result<Option<Kernel<'a>>> {
+        for k in self.kernels() {
+            let k = k?;
+            if k.symbol == symbol {
+                return Ok(Some(k));
+            }
+        }
+        Ok(None)
+    }
+
     /// `amdhsa.globals`: each `.name` and `.size`.
     pub fn globals(&self) -> Globals<'a> {
         Globals {
