@@ -242,3 +242,55 @@ fn an_infinite_timeout_sleeps_without_a_deadline() {
         assert_eq!(w.join().unwrap(), Ok(WaitOutcome::Satisfied(1)));
     });
 }
+
+#[test]
+fn clock_translation_never_panics_on_extreme_samples() {
+    // Debug builds trap on overflow: every combination of edge values must
+    // come back as a value or a typed error.
+    let edges = [
+        0,
+        1,
+        2,
+        1 << 32,
+        i64::MAX as u64 - 1,
+        i64::MAX as u64,
+        1 << 63,
+        u64::MAX - 1,
+        u64::MAX,
+    ];
+    let mut translated = 0;
+    for &g0 in &edges {
+        for &s0 in &edges {
+            for &g1 in &edges {
+                for &s1 in &edges {
+                    let Ok(sync) = ClockSync::new(
+                        ClockCounters {
+                            gpu: g0,
+                            system: s0,
+                        },
+                        ClockCounters {
+                            gpu: g1,
+                            system: s1,
+                        },
+                    ) else {
+                        assert!(g1 <= g0 || s1 < s0);
+                        continue;
+                    };
+                    for &tick in &edges {
+                        if let Ok(t) = sync.gpu_to_system(tick) {
+                            translated += 1;
+                            // Exact at the sample points.
+                            if tick == g1 {
+                                assert_eq!(t, s1);
+                            }
+                            if tick == g0 {
+                                assert_eq!(t, s0);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(translated > 0);
+}
