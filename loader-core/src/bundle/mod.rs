@@ -19,6 +19,24 @@
 //!
 //! Everything here is zero-copy and allocation-free; only
 //! [`CompressedBundle::decompress`] (feature `decompress`) allocates.
+//!
+//! ```
+//! use loader_core::bundle::{Container, FatbinBundles, hip_fatbin_section};
+//!
+//! /// The code object for `target_id` (`gfx90a:xnack-`) in the uncompressed
+//! /// bundles of a HIP program's `.hip_fatbin`.
+//! fn code_object_for<'a>(host_elf: &'a [u8], target_id: &str) -> loader_core::Result<Option<&'a [u8]>> {
+//!     let Some(section) = hip_fatbin_section(host_elf)? else { return Ok(None) };
+//!     for bundle in FatbinBundles::new(section) {
+//!         if let (_, Container::Bundle(b)) = bundle? {
+//!             if let Some(entry) = b.find_target(target_id) {
+//!                 return Ok(Some(entry.data));
+//!             }
+//!         }
+//!     }
+//!     Ok(None)
+//! }
+//! ```
 
 mod compressed;
 pub mod md5;

@@ -12,6 +12,22 @@
 //! inconsistent values, and yields a [`DecodedKernelDescriptor`] whose
 //! [`directives`](DecodedKernelDescriptor::directives) are the `.amdhsa_*`
 //! lines `llvm-objdump --disassemble-symbols=<kernel>.kd` prints.
+//!
+//! ```
+//! use loader_core::kernel_descriptor::{GpuFamily, KernelDescriptor};
+//!
+//! // A gfx90a descriptor: 8 VGPRs, accum_offset 4, kernarg pointer in s[4:5].
+//! let mut bytes = [0u8; 64];
+//! bytes[8..12].copy_from_slice(&16u32.to_le_bytes()); // kernarg_size
+//! bytes[48..52].copy_from_slice(&0x00af_0000u32.to_le_bytes()); // rsrc1: denorm modes, dx10 clamp, ieee
+//! bytes[52..56].copy_from_slice(&((6u32 << 1) | (1 << 7)).to_le_bytes()); // rsrc2: 6 user SGPRs, workgroup id x
+//! bytes[56] = 0b1001; // private segment buffer + kernarg segment pointer
+//! let kd = KernelDescriptor::parse(&bytes)?.decode(GpuFamily::Gfx90a)?;
+//! assert_eq!(kd.next_free_vgpr, 8);
+//! assert_eq!(kd.directives(5).get(".amdhsa_accum_offset"), Some(4));
+//! assert_eq!(kd.directives(5).get(".amdhsa_user_sgpr_kernarg_segment_ptr"), Some(1));
+//! # Ok::<(), loader_core::kernel_descriptor::KdError>(())
+//! ```
 
 mod directives;
 pub mod raw;

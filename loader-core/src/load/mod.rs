@@ -13,6 +13,25 @@
 //! simulator or plain host memory ([`SliceMemory`]) can receive the image.
 //! Nothing here allocates: kernels and variables come out of iterators that
 //! read the symbol table on demand.
+//!
+//! ```
+//! use loader_core::load::{load, LoadError, SliceMemory};
+//!
+//! /// Loads `code_object` into `host` (seen by the agent at `0x7f00_0000_0000`)
+//! /// and returns the AQL `kernel_object` of `name`.
+//! fn kernel_object<'a>(code_object: &'a [u8], host: &mut [u8], name: &str) -> Result<Option<u64>, LoadError<'a>> {
+//!     let mut memory = SliceMemory::new(host, 0x7f00_0000_0000);
+//!     // No external symbols: any undefined one is an `UnresolvedSymbol` error.
+//!     let loaded = load(code_object, &mut memory, |_| None)?;
+//!     for kernel in loaded.kernels() {
+//!         let kernel = kernel?;
+//!         if kernel.name == name {
+//!             return Ok(Some(kernel.kernel_object));
+//!         }
+//!     }
+//!     Ok(None)
+//! }
+//! ```
 
 mod relocation;
 
