@@ -44,6 +44,14 @@ impl PacketSlot {
         }
     }
 
+    /// A slot holding `words` as they are (for tests, and for tools that
+    /// rebuild a ring from a memory image).
+    pub fn from_words(words: [u32; PACKET_WORDS]) -> Self {
+        Self {
+            words: words.map(AtomicU32::new),
+        }
+    }
+
     /// The header, loaded with acquire (what a packet processor polls).
     pub fn header(&self) -> PacketHeader {
         PacketHeader(self.words[0].load(Ordering::Acquire) as u16)
