@@ -1,9 +1,9 @@
 //! Fails to compile if `std` is anywhere in the core crates' dependency graph.
 #![no_std]
 
-pub use aql as _;
-pub use loader_core as _;
-pub use signal_core as _;
+extern crate aql;
+extern crate loader_core;
+extern crate signal_core;
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
