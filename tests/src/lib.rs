@@ -94,7 +94,9 @@ pub fn run_c_probe(name: &str, source: &str) -> BTreeMap<String, i128> {
         let (k, v) = line
             .rsplit_once(' ')
             .unwrap_or_else(|| panic!("bad probe line {line:?}"));
-        let v: i128 = v.parse().unwrap_or_else(|_| panic!("bad probe value in {line:?}"));
+        let v: i128 = v
+            .parse()
+            .unwrap_or_else(|_| panic!("bad probe value in {line:?}"));
         map.insert(k.to_owned(), v);
     }
     map
@@ -120,8 +122,14 @@ pub fn compare_layouts(probe: &str, includes: &[&str], layouts: &[StructLayout])
     src.push_str("int main(void) {\n");
     for l in layouts {
         let t = l.c_type;
-        let _ = writeln!(src, "  printf(\"{t}|size %lld\\n\", (long long)sizeof({t}));");
-        let _ = writeln!(src, "  printf(\"{t}|align %lld\\n\", (long long)alignof({t}));");
+        let _ = writeln!(
+            src,
+            "  printf(\"{t}|size %lld\\n\", (long long)sizeof({t}));"
+        );
+        let _ = writeln!(
+            src,
+            "  printf(\"{t}|align %lld\\n\", (long long)alignof({t}));"
+        );
         for f in &l.fields {
             let m = f.c_field;
             let _ = writeln!(
@@ -169,12 +177,16 @@ pub fn compare_layouts(probe: &str, includes: &[&str], layouts: &[StructLayout])
         let mut at = 0i128;
         for (start, end, m) in &spans {
             if *start > at {
-                errors.push(format!("{t}: bytes {at}..{start} (before `{m}`) belong to no listed field"));
+                errors.push(format!(
+                    "{t}: bytes {at}..{start} (before `{m}`) belong to no listed field"
+                ));
             }
             at = at.max(*end);
         }
         if at < c_size {
-            errors.push(format!("{t}: bytes {at}..{c_size} belong to no listed field"));
+            errors.push(format!(
+                "{t}: bytes {at}..{c_size} belong to no listed field"
+            ));
         }
     }
     errors
@@ -188,10 +200,7 @@ pub fn compare_constants(probe: &str, includes: &[&str], consts: &[(&str, i128)]
     }
     src.push_str("int main(void) {\n");
     for (name, _) in consts {
-        let _ = writeln!(
-            src,
-            "  printf(\"{name} %lld\\n\", (long long)({name}));"
-        );
+        let _ = writeln!(src, "  printf(\"{name} %lld\\n\", (long long)({name}));");
     }
     src.push_str("  return 0;\n}\n");
     let c = run_c_probe(probe, &src);

@@ -120,7 +120,11 @@ fn packet_and_queue_layouts_match_rocr_headers() {
         }),
     ];
     let errors = compare_layouts("aql_layouts", HEADERS, &layouts);
-    assert!(errors.is_empty(), "layout mismatches:\n{}", errors.join("\n"));
+    assert!(
+        errors.is_empty(),
+        "layout mismatches:\n{}",
+        errors.join("\n")
+    );
 }
 
 #[test]
@@ -128,28 +132,70 @@ fn packet_and_queue_constants_match_rocr_headers() {
     require_headers();
     let c = |name: &'static str, v: i128| (name, v);
     let consts = [
-        c("HSA_PACKET_TYPE_VENDOR_SPECIFIC", PacketType::VendorSpecific as i128),
+        c(
+            "HSA_PACKET_TYPE_VENDOR_SPECIFIC",
+            PacketType::VendorSpecific as i128,
+        ),
         c("HSA_PACKET_TYPE_INVALID", PacketType::Invalid as i128),
-        c("HSA_PACKET_TYPE_KERNEL_DISPATCH", PacketType::KernelDispatch as i128),
-        c("HSA_PACKET_TYPE_BARRIER_AND", PacketType::BarrierAnd as i128),
-        c("HSA_PACKET_TYPE_AGENT_DISPATCH", PacketType::AgentDispatch as i128),
+        c(
+            "HSA_PACKET_TYPE_KERNEL_DISPATCH",
+            PacketType::KernelDispatch as i128,
+        ),
+        c(
+            "HSA_PACKET_TYPE_BARRIER_AND",
+            PacketType::BarrierAnd as i128,
+        ),
+        c(
+            "HSA_PACKET_TYPE_AGENT_DISPATCH",
+            PacketType::AgentDispatch as i128,
+        ),
         c("HSA_PACKET_TYPE_BARRIER_OR", PacketType::BarrierOr as i128),
         c("HSA_FENCE_SCOPE_NONE", FenceScope::None as i128),
         c("HSA_FENCE_SCOPE_AGENT", FenceScope::Agent as i128),
         c("HSA_FENCE_SCOPE_SYSTEM", FenceScope::System as i128),
         c("HSA_PACKET_HEADER_TYPE", HEADER_TYPE_SHIFT.into()),
         c("HSA_PACKET_HEADER_BARRIER", HEADER_BARRIER_SHIFT.into()),
-        c("HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE", HEADER_ACQUIRE_FENCE_SCOPE_SHIFT.into()),
-        c("HSA_PACKET_HEADER_ACQUIRE_FENCE_SCOPE", HEADER_ACQUIRE_FENCE_SCOPE_SHIFT.into()),
-        c("HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE", HEADER_RELEASE_FENCE_SCOPE_SHIFT.into()),
-        c("HSA_PACKET_HEADER_RELEASE_FENCE_SCOPE", HEADER_RELEASE_FENCE_SCOPE_SHIFT.into()),
+        c(
+            "HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE",
+            HEADER_ACQUIRE_FENCE_SCOPE_SHIFT.into(),
+        ),
+        c(
+            "HSA_PACKET_HEADER_ACQUIRE_FENCE_SCOPE",
+            HEADER_ACQUIRE_FENCE_SCOPE_SHIFT.into(),
+        ),
+        c(
+            "HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE",
+            HEADER_RELEASE_FENCE_SCOPE_SHIFT.into(),
+        ),
+        c(
+            "HSA_PACKET_HEADER_RELEASE_FENCE_SCOPE",
+            HEADER_RELEASE_FENCE_SCOPE_SHIFT.into(),
+        ),
         c("HSA_PACKET_HEADER_WIDTH_TYPE", HEADER_TYPE_WIDTH.into()),
-        c("HSA_PACKET_HEADER_WIDTH_BARRIER", HEADER_BARRIER_WIDTH.into()),
-        c("HSA_PACKET_HEADER_WIDTH_SCACQUIRE_FENCE_SCOPE", HEADER_ACQUIRE_FENCE_SCOPE_WIDTH.into()),
-        c("HSA_PACKET_HEADER_WIDTH_SCRELEASE_FENCE_SCOPE", HEADER_RELEASE_FENCE_SCOPE_WIDTH.into()),
-        c("HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS", SETUP_DIMENSIONS_SHIFT.into()),
-        c("HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS", SETUP_DIMENSIONS_WIDTH.into()),
-        c("HSA_AMD_PACKET_TYPE_BARRIER_VALUE", AmdPacketType::BarrierValue as i128),
+        c(
+            "HSA_PACKET_HEADER_WIDTH_BARRIER",
+            HEADER_BARRIER_WIDTH.into(),
+        ),
+        c(
+            "HSA_PACKET_HEADER_WIDTH_SCACQUIRE_FENCE_SCOPE",
+            HEADER_ACQUIRE_FENCE_SCOPE_WIDTH.into(),
+        ),
+        c(
+            "HSA_PACKET_HEADER_WIDTH_SCRELEASE_FENCE_SCOPE",
+            HEADER_RELEASE_FENCE_SCOPE_WIDTH.into(),
+        ),
+        c(
+            "HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS",
+            SETUP_DIMENSIONS_SHIFT.into(),
+        ),
+        c(
+            "HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS",
+            SETUP_DIMENSIONS_WIDTH.into(),
+        ),
+        c(
+            "HSA_AMD_PACKET_TYPE_BARRIER_VALUE",
+            AmdPacketType::BarrierValue as i128,
+        ),
         c("HSA_SIGNAL_CONDITION_EQ", SignalCondition::Eq as i128),
         c("HSA_SIGNAL_CONDITION_NE", SignalCondition::Ne as i128),
         c("HSA_SIGNAL_CONDITION_LT", SignalCondition::Lt as i128),
@@ -157,22 +203,58 @@ fn packet_and_queue_constants_match_rocr_headers() {
         c("HSA_QUEUE_TYPE_MULTI", QueueType::Multi as i128),
         c("HSA_QUEUE_TYPE_SINGLE", QueueType::Single as i128),
         c("HSA_QUEUE_TYPE_COOPERATIVE", QueueType::Cooperative as i128),
-        c("HSA_QUEUE_FEATURE_KERNEL_DISPATCH", QueueFeatures::KERNEL_DISPATCH.bits().into()),
-        c("HSA_QUEUE_FEATURE_AGENT_DISPATCH", QueueFeatures::AGENT_DISPATCH.bits().into()),
-        c("AMD_QUEUE_PROPERTIES_ENABLE_TRAP_HANDLER", AmdQueueProperties::ENABLE_TRAP_HANDLER.bits().into()),
-        c("AMD_QUEUE_PROPERTIES_IS_PTR64", AmdQueueProperties::IS_PTR64.bits().into()),
+        c(
+            "HSA_QUEUE_FEATURE_KERNEL_DISPATCH",
+            QueueFeatures::KERNEL_DISPATCH.bits().into(),
+        ),
+        c(
+            "HSA_QUEUE_FEATURE_AGENT_DISPATCH",
+            QueueFeatures::AGENT_DISPATCH.bits().into(),
+        ),
+        c(
+            "AMD_QUEUE_PROPERTIES_ENABLE_TRAP_HANDLER",
+            AmdQueueProperties::ENABLE_TRAP_HANDLER.bits().into(),
+        ),
+        c(
+            "AMD_QUEUE_PROPERTIES_IS_PTR64",
+            AmdQueueProperties::IS_PTR64.bits().into(),
+        ),
         c(
             "AMD_QUEUE_PROPERTIES_ENABLE_TRAP_HANDLER_DEBUG_SGPRS",
-            AmdQueueProperties::ENABLE_TRAP_HANDLER_DEBUG_SGPRS.bits().into(),
+            AmdQueueProperties::ENABLE_TRAP_HANDLER_DEBUG_SGPRS
+                .bits()
+                .into(),
         ),
-        c("AMD_QUEUE_PROPERTIES_ENABLE_PROFILING", AmdQueueProperties::ENABLE_PROFILING.bits().into()),
-        c("AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE", AmdQueueProperties::USE_SCRATCH_ONCE.bits().into()),
-        c("(unsigned)AMD_QUEUE_PROPERTIES_RESERVED1", aql::queue::AMD_QUEUE_PROPERTIES_RESERVED1.into()),
-        c("HSA_STATUS_ERROR_INVALID_PACKET_FORMAT", HSA_STATUS_ERROR_INVALID_PACKET_FORMAT.into()),
-        c("HSA_STATUS_ERROR_INVALID_ARGUMENT", HSA_STATUS_ERROR_INVALID_ARGUMENT.into()),
-        c("HSA_STATUS_ERROR_OUT_OF_RESOURCES", HSA_STATUS_ERROR_OUT_OF_RESOURCES.into()),
+        c(
+            "AMD_QUEUE_PROPERTIES_ENABLE_PROFILING",
+            AmdQueueProperties::ENABLE_PROFILING.bits().into(),
+        ),
+        c(
+            "AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE",
+            AmdQueueProperties::USE_SCRATCH_ONCE.bits().into(),
+        ),
+        c(
+            "(unsigned)AMD_QUEUE_PROPERTIES_RESERVED1",
+            aql::queue::AMD_QUEUE_PROPERTIES_RESERVED1.into(),
+        ),
+        c(
+            "HSA_STATUS_ERROR_INVALID_PACKET_FORMAT",
+            HSA_STATUS_ERROR_INVALID_PACKET_FORMAT.into(),
+        ),
+        c(
+            "HSA_STATUS_ERROR_INVALID_ARGUMENT",
+            HSA_STATUS_ERROR_INVALID_ARGUMENT.into(),
+        ),
+        c(
+            "HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+            HSA_STATUS_ERROR_OUT_OF_RESOURCES.into(),
+        ),
         c("sizeof(hsa_signal_value_t)", 8),
     ];
     let errors = compare_constants("aql_constants", HEADERS, &consts);
-    assert!(errors.is_empty(), "constant mismatches:\n{}", errors.join("\n"));
+    assert!(
+        errors.is_empty(),
+        "constant mismatches:\n{}",
+        errors.join("\n")
+    );
 }
