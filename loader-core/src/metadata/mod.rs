@@ -85,8 +85,7 @@ impl<'a> Metadata<'a> {
     pub fn parse(desc: &'a [u8]) -> Result<Self> {
         let map = match msgpack::read_document(desc)? {
             Value::Map(m) => m,
-            other => {
-                let _ = other;
+            _ => {
                 return Err(Error::malformed(
                     "metadata is not a MessagePack map",
                     Location::Offset(0),
