@@ -56,6 +56,10 @@ use crate::metadata::Metadata;
 /// Most `PT_LOAD` segments accepted (LLVM emits 3 or 4); bounds the pairwise
 /// overlap check.
 pub const MAX_LOAD_SEGMENTS: usize = 64;
+/// Most program headers accepted (LLVM emits about 8). Every relocation and
+/// kernel looks its segment up among them, so this bounds the work a crafted
+/// file can cause.
+pub const MAX_PROGRAM_HEADERS: usize = 256;
 /// Size of an `Elf64_Rela`.
 const RELA_SIZE: usize = 24;
 /// Kernel code must start on a 256-byte boundary (AMDGPUUsage "Kernel
@@ -288,6 +292,12 @@ impl ImageLayout {
     /// (see [`Segment::check_loadable`]), none
     /// overlapping another in memory, at least one with a non-zero size.
     pub fn of(elf: &ElfFile<'_>) -> Result<Self, Error> {
+        if elf.segment_count() > MAX_PROGRAM_HEADERS {
+            return Err(Error::limit(
+                "more program headers than the loader accepts",
+                Location::Offset(56),
+            ));
+        }
         let mut lo = u64::MAX;
         let mut hi = 0u64;
         let mut align = 1u64;
