@@ -858,3 +858,92 @@ fn malformed_images_are_errors() {
         );
     }
 }
+
+/// Every relocation type the loader applies, end to end through `.rela.dyn`:
+/// the `R_AMDGPU_ABS64` entries ld.lld wrote are retyped one type at a time,
+/// and the bytes at each place must follow AMDGPUUsage's formula, computed
+/// here from `llvm-readelf -r`'s offsets, symbols and addends.
+#[test]
+fn every_relocation_type_through_rela_dyn() {
+    let data = build_globals("gfx90a", "default", false);
+    let relocs = readelf_relocs(&data);
+    let elf = ElfFile::parse(&data).unwrap();
+    let rela = elf
+        .sections()
+        .find(|s| s.name().ok() == Some(b".rela.dyn".as_slice()))
+        .unwrap();
+    let table = rela.header().sh_offset as usize;
+    let layout = ImageLayout::of(&elf).unwrap();
+    const EXT: u64 = 0x0123_4567_89ab_cdef;
+    // Below 4 GiB, so that ABS32 of the object's own symbols fits.
+    const LOW: u64 = 0x1000_0000;
+    for kind in [
+        RelocationType::Abs32Lo,
+        RelocationType::Abs32Hi,
+        RelocationType::Abs64,
+        RelocationType::Rel32,
+        RelocationType::Rel64,
+        RelocationType::Abs32,
+        RelocationType::Rel32Lo,
+        RelocationType::Rel32Hi,
+        RelocationType::Relative64,
+    ] {
+        let mut retyped = data.clone();
+        for i in 0..relocs.len() {
+            let at = table + i * 24 + 8;
+            retyped[at..at + 4].copy_from_slice(&(kind as u32).to_le_bytes());
+        }
+        for base in [BASE, LOW] {
+            let mut buf = vec![0xAAu8; layout.size as usize + 0x1000];
+            let mut mem = SliceMemory::new(&mut buf, base);
+            // Within reach of the 32-bit fields that must hold the value.
+            let ext = match kind {
+                RelocationType::Abs32 => 0x4000,
+                RelocationType::Rel32 => base + 0x10_0000,
+                _ => EXT,
+            };
+            let loaded = match load(&retyped, &mut mem, |n| (n == "ext_var").then_some(ext)) {
+                Ok(l) => l,
+                Err(LoadError::RelocationValue { kind: k, .. }) if k == kind && base == BASE => {
+                    // ABS32 of an address above 4 GiB: refused, not truncated.
+                    assert_eq!(kind, RelocationType::Abs32);
+                    continue;
+                }
+                Err(e) => panic!("{kind} at {base:#x}: {e}"),
+            };
+            let b = loaded.bias();
+            let image = mem.bytes();
+            for (offset, _, sym, addend) in &relocs {
+                let s = if sym == "ext_var" {
+                    ext
+                } else {
+                    loaded.symbol(sym).unwrap()
+                };
+                let p = b + offset;
+                let s_a = s.wrapping_add_signed(*addend);
+                let expected: Vec<u8> = match kind {
+                    RelocationType::Abs32Lo => (s_a as u32).to_le_bytes().to_vec(),
+                    RelocationType::Abs32Hi => ((s_a >> 32) as u32).to_le_bytes().to_vec(),
+                    RelocationType::Abs64 => s_a.to_le_bytes().to_vec(),
+                    RelocationType::Rel32 => (s_a.wrapping_sub(p) as u32).to_le_bytes().to_vec(),
+                    RelocationType::Rel64 => s_a.wrapping_sub(p).to_le_bytes().to_vec(),
+                    RelocationType::Abs32 => (s_a as u32).to_le_bytes().to_vec(),
+                    RelocationType::Rel32Lo => (s_a.wrapping_sub(p) as u32).to_le_bytes().to_vec(),
+                    RelocationType::Rel32Hi => {
+                        ((s_a.wrapping_sub(p) >> 32) as u32).to_le_bytes().to_vec()
+                    }
+                    RelocationType::Relative64 => {
+                        b.wrapping_add_signed(*addend).to_le_bytes().to_vec()
+                    }
+                    _ => unreachable!(),
+                };
+                let at = (p - base) as usize;
+                assert_eq!(
+                    &image[at..at + expected.len()],
+                    &expected[..],
+                    "{kind} {sym}+{addend} at {base:#x}"
+                );
+            }
+        }
+    }
+}
