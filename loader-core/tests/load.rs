@@ -947,3 +947,40 @@ fn every_relocation_type_through_rela_dyn() {
         }
     }
 }
+
+/// `load_for_agent` refuses an object the agent's ISA cannot run (ROCr's
+/// rules, as `loader_core::target` implements them) before touching memory.
+#[test]
+fn load_for_agent_checks_the_isa() {
+    use loader_core::load::load_for_agent;
+    use loader_core::target::TargetId;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/co");
+    let agent = |v: u32, xnack: bool| TargetId::for_agent(v, xnack, false).unwrap();
+    let cases = [
+        ("gfx90a-v5-xnack+.co", agent(90010, true), true),
+        ("gfx90a-v5-xnack+.co", agent(90010, false), false),
+        ("gfx90a-v5.co", agent(90010, false), true),
+        ("gfx1030-v5.co", agent(110000, false), false),
+        ("gfx11-generic-v6.co", agent(110000, false), true),
+        ("gfx11-generic-v6.co", agent(100300, false), false),
+    ];
+    for (file, agent, ok) in cases {
+        let data = std::fs::read(dir.join(file)).unwrap();
+        let layout = ImageLayout::of(&ElfFile::parse(&data).unwrap()).unwrap();
+        let mut buf = vec![0u8; layout.size as usize + 0x1000];
+        let mut mem = SliceMemory::new(&mut buf, BASE);
+        match load_for_agent(&data, &agent, &mut mem, |_| None) {
+            Ok(loaded) => {
+                assert!(ok, "{file} loaded for {}", agent.without_triple());
+                assert!(loaded.kernels().count() > 0);
+            }
+            Err(LoadError::Object(e)) => {
+                assert!(!ok, "{file}: {e}");
+                assert_eq!(e.kind(), ErrorKind::Incompatible, "{file}: {e}");
+                // Nothing was allocated.
+                assert!(mem.bytes().iter().all(|&b| b == 0));
+            }
+            Err(e) => panic!("{file}: {e}"),
+        }
+    }
+}

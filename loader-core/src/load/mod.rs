@@ -52,6 +52,7 @@ use crate::kernel_descriptor::{
     raw::KERNEL_DESCRIPTOR_SIZE,
 };
 use crate::metadata::Metadata;
+use crate::target::TargetId;
 
 /// Most `PT_LOAD` segments accepted (LLVM emits 3 or 4); bounds the pairwise
 /// overlap check.
@@ -422,6 +423,27 @@ fn family_of(elf: &ElfFile<'_>) -> Option<GpuFamily> {
 
 fn dynsym<'a>(elf: &ElfFile<'a>) -> Result<Option<SymbolTable<'a>>, Error> {
     elf.dynamic_symbols()
+}
+
+/// Loads `data` for `agent`, like [`load`], after checking (before any
+/// memory is touched) that the code object can run on the agent's ISA by
+/// ROCr's rules ([`TargetId::check_compatible`]: xnack/sramecc settings,
+/// generic targets and their versions). An incompatible object is an
+/// [`ErrorKind::Incompatible`](crate::ErrorKind::Incompatible) error.
+pub fn load_for_agent<'a, M, R>(
+    data: &'a [u8],
+    agent: &TargetId,
+    memory: &mut M,
+    resolve: R,
+) -> Result<LoadedCodeObject<'a>, LoadError<'a>>
+where
+    M: AgentMemory + ?Sized,
+    R: FnMut(&'a str) -> Option<u64>,
+{
+    let elf = ElfFile::parse(data)?;
+    let flags = elf.flags()?;
+    TargetId::from_flags(&flags)?.check_compatible(flags.generic_version, agent)?;
+    load(data, memory, resolve)
 }
 
 /// Loads `data` into `memory`: computes the layout, allocates, copies,
