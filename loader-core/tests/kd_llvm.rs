@@ -475,6 +475,12 @@ fn errors_say_what_and_where() {
             shared_vgprs: 8
         }
     );
+    let e: loader_core::Error = shared.decode(GpuFamily::Gfx10).unwrap_err().into();
+    assert_eq!(e.kind(), loader_core::ErrorKind::LimitExceeded);
+    assert_eq!(
+        e.to_string(),
+        "`COMPUTE_PGM_RSRC3_GFX10_GFX11_SHARED_VGPR_COUNT`: private plus shared VGPRs exceed 256"
+    );
     let fits = KernelDescriptor {
         compute_pgm_rsrc1: 61,
         compute_pgm_rsrc3: 1,

@@ -358,6 +358,57 @@ impl fmt::Display for KdError {
 
 impl core::error::Error for KdError {}
 
+/// For callers that collect every failure as the crate's [`crate::Error`]:
+/// the kind and a static message, located at the offending field (the
+/// numbers stay in [`KdError`]'s `Display`).
+impl From<KdError> for crate::Error {
+    fn from(e: KdError) -> Self {
+        use crate::error::{Error, Location};
+        let kd = |f| Location::Field(f);
+        match e {
+            KdError::WrongSize { .. } => {
+                Error::malformed("kernel descriptor is not 64 bytes", Location::Input)
+            }
+            KdError::ReservedBytesSet { .. } => {
+                Error::malformed("kernel descriptor reserved bytes are set", Location::Input)
+            }
+            KdError::BitsSet { field, why, .. } => Error::malformed(why, kd(field)),
+            KdError::WorkitemIdUndefined => Error::malformed(
+                "ENABLE_VGPR_WORKITEM_ID is 3 (undefined)",
+                kd("COMPUTE_PGM_RSRC2_ENABLE_VGPR_WORKITEM_ID"),
+            ),
+            KdError::UserSgprCountTooSmall { .. } => Error::inconsistent(
+                "USER_SGPR_COUNT is smaller than the enabled user SGPRs need",
+                kd("COMPUTE_PGM_RSRC2_USER_SGPR_COUNT"),
+            ),
+            KdError::UserSgprCountTooLarge { .. } => Error::limit(
+                "USER_SGPR_COUNT exceeds the user SGPRs the family has",
+                kd("COMPUTE_PGM_RSRC2_USER_SGPR_COUNT"),
+            ),
+            KdError::AccumOffsetPastVgprs { .. } => Error::inconsistent(
+                "accum_offset is past the allocated VGPRs",
+                kd("COMPUTE_PGM_RSRC3_GFX90A_ACCUM_OFFSET"),
+            ),
+            KdError::KernargPreloadUnsupported { .. } => Error::unsupported(
+                "kernarg preload on a family without it",
+                kd("KERNARG_PRELOAD_SPEC_LENGTH"),
+            ),
+            KdError::KernargPreloadTooLong { .. } => Error::limit(
+                "kernarg preload is longer than the user SGPRs",
+                kd("KERNARG_PRELOAD_SPEC_LENGTH"),
+            ),
+            KdError::KernargPreloadPastKernargs { .. } => Error::inconsistent(
+                "kernarg preload ends past kernarg_size",
+                kd("KERNARG_PRELOAD_SPEC_OFFSET"),
+            ),
+            KdError::SharedVgprsPastLimit { .. } => Error::limit(
+                "private plus shared VGPRs exceed 256",
+                kd("COMPUTE_PGM_RSRC3_GFX10_GFX11_SHARED_VGPR_COUNT"),
+            ),
+        }
+    }
+}
+
 /// The raw fields of a kernel descriptor (`kernel_descriptor_t`), read from
 /// little-endian bytes with the reserved bytes checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
