@@ -271,6 +271,18 @@ fn decode_matches_llvm_objdump_on_assembled_descriptors() {
             let ours = ours(&data[off..off + 64], *family, 5)
                 .unwrap_or_else(|e| panic!("{cpu} case {case}: we reject: {e}\n{directives}"));
             assert_eq!(ours, theirs, "{cpu} case {case}, directives:\n{directives}");
+            // The same descriptor found through its `k.kd` symbol of the
+            // relocatable object.
+            let elf = loader_core::elf::ElfFile::parse(&data).unwrap();
+            let found: Vec<_> = loader_core::kernel_descriptor::descriptors(&elf)
+                .map(|d| d.unwrap())
+                .collect();
+            assert_eq!(found.len(), 1);
+            assert_eq!((found[0].name, found[0].vaddr), ("k", 0));
+            assert_eq!(
+                found[0].descriptor,
+                KernelDescriptor::parse(&data[off..off + 64]).unwrap()
+            );
             compared += 1;
         }
     }

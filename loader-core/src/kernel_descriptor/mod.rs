@@ -1208,7 +1208,8 @@ fn decode_preload(v16: u16, family: GpuFamily) -> Result<KernargPreload, KdError
 pub struct FileKernelDescriptor<'a> {
     /// The kernel name (the symbol without `.kd`).
     pub name: &'a str,
-    /// `st_value`: the descriptor's virtual address.
+    /// `st_value`: the descriptor's virtual address (in a relocatable
+    /// object, its offset in its section).
     pub vaddr: u64,
     /// The descriptor's fields (reserved bytes checked).
     pub descriptor: KernelDescriptor,
@@ -1217,7 +1218,9 @@ pub struct FileKernelDescriptor<'a> {
 /// The kernel descriptors of a code object, straight from the file (no
 /// loading): every defined `STT_OBJECT` symbol named `<kernel>.kd` in
 /// `.dynsym` (or `.symtab` when there is no `.dynsym`), which must have size
-/// 64, be 64-byte aligned and lie in the file part of a `PT_LOAD` segment.
+/// 64, be 64-byte aligned and lie in the file part of a `PT_LOAD` segment
+/// (in a relocatable object, `ET_REL`: inside its section, `vaddr` being
+/// then the offset in that section).
 /// Yields an error once, then stops.
 pub fn descriptors<'a>(elf: &crate::elf::ElfFile<'a>) -> FileKernelDescriptors<'a> {
     let table = match elf.dynamic_symbols() {
@@ -1278,6 +1281,24 @@ impl<'a> FileKernelDescriptors<'a> {
                     "kernel descriptor is not backed by file bytes of its segment",
                     at,
                 ))?;
+            let descriptor = KernelDescriptor::parse(bytes)
+                .map_err(|_| Error::malformed("kernel descriptor reserved bytes are set", at))?;
+            return Ok(FileKernelDescriptor {
+                name,
+                vaddr: e.st_value,
+                descriptor,
+            });
+        }
+        // A relocatable object (what the assembler writes) has no segments:
+        // the symbol's section holds the bytes, at `st_value` from its start.
+        if self.elf.header().e_type == crate::elf::ET_REL {
+            let sec = self.elf.section(usize::from(e.st_shndx)).map_err(|_| {
+                Error::out_of_bounds("kernel descriptor symbol's section does not exist", at)
+            })?;
+            let bytes =
+                crate::bytes::slice(sec.data()?, e.st_value, KERNEL_DESCRIPTOR_SIZE as u64).ok_or(
+                    Error::out_of_bounds("kernel descriptor runs past the end of its section", at),
+                )?;
             let descriptor = KernelDescriptor::parse(bytes)
                 .map_err(|_| Error::malformed("kernel descriptor reserved bytes are set", at))?;
             return Ok(FileKernelDescriptor {
