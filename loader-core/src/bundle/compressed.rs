@@ -16,7 +16,7 @@
 //! feature (zlib through `miniz_oxide`, zstd through `ruzstd`).
 
 use crate::bytes::{u16_at, u32_at, u64_at};
-use crate::error::{Error, ErrorKind, Location, Result};
+use crate::error::{Error, Location, Result};
 
 /// The compression method of a compressed bundle
 /// (`llvm::compression::Format`).
@@ -205,7 +205,7 @@ impl<'a> CompressedBundle<'a> {
     /// [`uncompressed_size`](Self::uncompressed_size) bytes; returns the
     /// number of bytes written. The result must have the header's size and
     /// MD5 hash. Without the `decompress` feature this returns an
-    /// [`ErrorKind::FeatureDisabled`] error.
+    /// [`ErrorKind::FeatureDisabled`](crate::ErrorKind::FeatureDisabled) error.
     pub fn decompress_into(&self, out: &mut [u8]) -> Result<usize> {
         let want = self.check_output(out.len())?;
         let n = decompress_impl(self.method, self.payload, &mut out[..want])?;
@@ -248,7 +248,7 @@ fn decompress_impl(method: CompressionMethod, _input: &[u8], _out: &mut [u8]) ->
         }
     };
     Err(Error::new(
-        ErrorKind::FeatureDisabled,
+        crate::ErrorKind::FeatureDisabled,
         what,
         Location::Offset(6),
     ))
@@ -256,7 +256,6 @@ fn decompress_impl(method: CompressionMethod, _input: &[u8], _out: &mut [u8]) ->
 
 #[cfg(feature = "decompress")]
 fn decompress_impl(method: CompressionMethod, input: &[u8], out: &mut [u8]) -> Result<usize> {
-    let _ = ErrorKind::FeatureDisabled;
     let bad = |what| Error::malformed(what, Location::Input);
     match method {
         CompressionMethod::Zlib => {

@@ -18,7 +18,7 @@
 //! ([`hip_fatbin_section`], [`FatbinBundles`]).
 //!
 //! Everything here is zero-copy and allocation-free; only
-//! [`CompressedBundle::decompress`] (feature `decompress`) allocates.
+//! `CompressedBundle::decompress` (feature `decompress`) allocates.
 //!
 //! ```
 //! use loader_core::bundle::{Container, FatbinBundles, hip_fatbin_section};
