@@ -528,8 +528,10 @@ fn usage_errors_exit_2() {
 fn rocrand_library_is_inspected_with_every_code_object() {
     // A real HIP library (scripts/fetch-rocrand downloads it): its
     // .hip_fatbin bundle holds a host entry and 7 device code objects.
-    let so =
-        manifest_dir().join("../target/rocrand/root/usr/lib/x86_64-linux-gnu/librocrand.so.1.1");
+    let dir = std::env::var_os("ROCRAND_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest_dir().join("../target/rocrand"));
+    let so = dir.join("root/usr/lib/x86_64-linux-gnu/librocrand.so.1.1");
     assert!(
         so.exists(),
         "{} is missing: run scripts/fetch-rocrand (scripts/test does)",
