@@ -63,7 +63,7 @@ pub fn rocrand_code_objects() -> Vec<PathBuf> {
             let p = if p.is_absolute() {
                 p
             } else {
-                workspace_root().join(p)
+                dir.join(p)
             };
             assert!(
                 p.exists(),
