@@ -28,6 +28,7 @@ impl<T: Doorbell + ?Sized> Doorbell for &T {
 /// No doorbell: for packet processors that poll the packet headers (the
 /// protocol never depends on the doorbell for correctness).
 #[derive(Debug, Clone, Copy, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct NoDoorbell;
 
 impl Doorbell for NoDoorbell {

@@ -225,6 +225,21 @@ impl AmdQueue {
     }
 }
 
+#[cfg(feature = "defmt")]
+impl defmt::Format for AmdQueue {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        use core::sync::atomic::Ordering::Relaxed;
+        defmt::write!(
+            f,
+            "AmdQueue {{ hsa_queue: {}, write_dispatch_id: {=u64}, read_dispatch_id: {=u64}, queue_properties: {} }}",
+            self.hsa_queue,
+            self.write_dispatch_id.load(Relaxed),
+            self.read_dispatch_id.load(Relaxed),
+            self.properties()
+        );
+    }
+}
+
 impl core::fmt::Debug for AmdQueue {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         use core::sync::atomic::Ordering::Relaxed;

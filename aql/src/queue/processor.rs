@@ -23,6 +23,7 @@ pub struct PacketProcessor<'r, 'a, D: Doorbell> {
 
 /// What [`PacketProcessor::poll`] found.
 #[derive(Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[must_use]
 pub enum Poll {
     /// The slot at the read index is still INVALID: nothing published.
@@ -40,6 +41,7 @@ pub enum Poll {
 /// A packet taken out of the ring. Its slot is already INVALID again and the
 /// read index is past it.
 #[derive(Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[must_use = "return the completion token to the packet processor when the packet completes"]
 pub struct Fetched {
     /// The packet id (its write index).
@@ -57,6 +59,7 @@ pub struct Fetched {
 /// Proof that a fetched packet is in flight; consumed by
 /// [`PacketProcessor::complete`].
 #[derive(Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[must_use = "a packet never completed blocks every later barrier packet"]
 pub struct Completion {
     id: u64,
@@ -149,6 +152,18 @@ impl<'r, 'a, D: Doorbell> PacketProcessor<'r, 'a, D> {
     /// Whether the slot at the read index holds a published packet.
     pub fn has_pending(&self) -> bool {
         !PacketHeader(self.ring.slot(self.read_index).load_word0() as u16).is_invalid()
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl<D: Doorbell> defmt::Format for PacketProcessor<'_, '_, D> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "PacketProcessor {{ read_index: {=u64}, in_flight: {=u64} }}",
+            self.read_index,
+            self.in_flight
+        );
     }
 }
 

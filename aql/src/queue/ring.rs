@@ -123,6 +123,26 @@ impl PacketSlot {
     }
 }
 
+#[cfg(feature = "defmt")]
+impl defmt::Format for PacketSlot {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(f, "PacketSlot {{ header: {} }}", self.header());
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl<D> defmt::Format for Ring<'_, D> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "Ring {{ size: {=usize}, write_index: {=u64}, read_index: {=u64} }}",
+            self.slots.len(),
+            self.write_index.load(Ordering::Relaxed),
+            self.read_index.load(Ordering::Relaxed)
+        );
+    }
+}
+
 impl core::fmt::Debug for PacketSlot {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("PacketSlot")
