@@ -130,8 +130,10 @@ cp "$HOST_STUB" bundle/small-fatbin-host.o
 
 # Fuzz seeds (fuzz/corpus/loader_<target>/), kept small: a few hundred KB.
 FUZZ=../../fuzz/corpus
-rm -rf "$FUZZ"/loader_code_object "$FUZZ"/loader_metadata "$FUZZ"/loader_kernel_descriptor \
-    "$FUZZ"/loader_bundle "$FUZZ"/loader_load
+# Only the seeds at the top of each folder are rewritten; `found/` keeps the
+# small inputs the fuzzers discovered (see README.md).
+mkdir -p "$FUZZ"/loader_code_object
+find "$FUZZ"/loader_* -maxdepth 1 -type f -delete
 mkdir -p "$FUZZ"/loader_code_object "$FUZZ"/loader_metadata "$FUZZ"/loader_kernel_descriptor \
     "$FUZZ"/loader_bundle "$FUZZ"/loader_load
 for f in co/small-*.co co/gfx942-v5-kernarg-preload.co relocations/*.co; do

@@ -217,6 +217,7 @@ fn replay(cases: Vec<Case>) {
     for m in &messages {
         eprintln!("{m}");
     }
+    eprintln!("replayed {} inputs", cases.len());
     assert!(
         failures.is_empty(),
         "{} of {} inputs failed:\n{}",
@@ -249,7 +250,9 @@ fn fuzz_corpora_replay_without_panic_loop_or_allocation() {
     let mut cases = Vec::new();
     for driver in DRIVERS {
         let dir = fuzz.join(format!("loader_{driver}"));
-        let files = files_in(&dir);
+        // The seeds build.sh writes, and the small inputs the fuzzers found.
+        let mut files = files_in(&dir);
+        files.extend(files_in(&dir.join("found")));
         assert!(
             !files.is_empty(),
             "{}: no seeds (loader-core/corpus/build.sh writes them)",
