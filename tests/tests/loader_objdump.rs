@@ -257,8 +257,8 @@ fn check(files: &[PathBuf]) {
     );
     eprintln!(
         "{} code objects, {kernels} kernel descriptors: {} with {lines} directive lines equal to \
-         llvm-objdump-19 ({patched_count} of them decoded by both from a copy without LLVM 19's gfx10+ reserved SGPR \
-         bits for the oracle), {rejected} rejected by both",
+         llvm-objdump-19 ({patched_count} of them decoded by both from a copy without LLVM 19's \
+         gfx10+ reserved SGPR bits), {rejected} rejected by both",
         files.len(),
         kernels - rejected
     );
