@@ -60,11 +60,7 @@ pub fn rocrand_code_objects() -> Vec<PathBuf> {
         .filter_map(|l| l.split_whitespace().next())
         .map(|f| {
             let p = PathBuf::from(f);
-            let p = if p.is_absolute() {
-                p
-            } else {
-                dir.join(p)
-            };
+            let p = if p.is_absolute() { p } else { dir.join(p) };
             assert!(
                 p.exists(),
                 "{} listed in {} is missing: run scripts/fetch-rocrand again",
