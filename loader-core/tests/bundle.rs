@@ -509,11 +509,8 @@ fn rocrand_hip_fatbin() {
                 .find(|l| l.split_whitespace().nth(1) == Some(e.id))
                 .unwrap_or_else(|| panic!("{} not in ENTRIES", e.id));
             let path = line.split_whitespace().next().unwrap();
-            let path = if Path::new(path).is_absolute() {
-                PathBuf::from(path)
-            } else {
-                Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
-            };
+            // ENTRIES paths are relative to the rocRAND directory itself.
+            let path = dir.join(path);
             assert_eq!(e.data, &std::fs::read(&path).unwrap()[..], "{}", e.id);
             found += 1;
         }
