@@ -357,6 +357,23 @@ impl<'a> Iterator for MapIter<'a> {
 
 impl core::iter::FusedIterator for MapIter<'_> {}
 
+/// One open container of a [`walk`]: values left, index of the next one,
+/// and whether it is a map (values alternate key, value).
+#[derive(Clone, Copy)]
+struct Level {
+    left: u32,
+    index: u32,
+    map: bool,
+}
+
+impl Level {
+    const EMPTY: Self = Self {
+        left: 0,
+        index: 0,
+        map: false,
+    };
+}
+
 /// A position in a MessagePack document: decodes one value at a time.
 #[derive(Clone, Debug)]
 pub struct Cursor<'a> {
@@ -400,67 +417,102 @@ impl<'a> Cursor<'a> {
         Location::Offset(self.offset() as u64)
     }
 
+    /// The unread input (`pos <= data.len()` always holds: `pos` only
+    /// moves forward by lengths checked against what is left).
+    #[inline]
+    fn rest(&self) -> &'a [u8] {
+        self.data.get(self.pos..).unwrap_or(&[])
+    }
+
+    #[inline]
     fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        match self.rest().get(..n) {
+            Some(s) => {
+                // Cannot overflow: `n` fits in what is left.
+                self.pos += n;
+                Ok(s)
+            }
+            None => Err(self.short(n)),
+        }
+    }
+
+    /// The error of a `take(n)` that does not fit; out of line, so the
+    /// readers stay small (no location is computed on success).
+    #[cold]
+    #[inline(never)]
+    fn short(&self, n: usize) -> Error {
         let at = self.here();
-        let end = self
-            .pos
-            .checked_add(n)
-            .ok_or(Error::overflow("length overflows", at))?;
-        let s = self
-            .data
-            .get(self.pos..end)
-            .ok_or(Error::truncated("value runs past the end of the input", at))?;
-        self.pos = end;
-        Ok(s)
+        if self.pos.checked_add(n).is_none() {
+            Error::overflow("length overflows", at)
+        } else {
+            Error::truncated("value runs past the end of the input", at)
+        }
     }
 
+    #[inline]
     fn be<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let s = self.take(N)?;
-        let mut a = [0u8; N];
-        a.copy_from_slice(s);
-        Ok(a)
+        match self.rest().first_chunk::<N>() {
+            Some(a) => {
+                // Cannot overflow: `N` bytes are left.
+                self.pos += N;
+                Ok(*a)
+            }
+            None => Err(self.short(N)),
+        }
     }
 
-    fn len8(&mut self) -> Result<usize> {
-        Ok(usize::from(self.be::<1>()?[0]))
+    #[inline]
+    fn byte(&mut self) -> Result<u8> {
+        Ok(self.be::<1>()?[0])
     }
+
+    #[inline]
+    fn len8(&mut self) -> Result<usize> {
+        Ok(usize::from(self.byte()?))
+    }
+    #[inline]
     fn len16(&mut self) -> Result<usize> {
         Ok(usize::from(u16::from_be_bytes(self.be()?)))
     }
+    #[inline]
     fn len32(&mut self) -> Result<usize> {
         usize::try_from(u32::from_be_bytes(self.be()?))
             .map_err(|_| Error::overflow("length does not fit", self.here()))
     }
 
+    #[inline]
     fn str(&mut self, n: usize) -> Result<Value<'a>> {
-        let at = self.here();
+        let start = self.pos;
         let s = self.take(n)?;
-        core::str::from_utf8(s)
-            .map(Value::Str)
-            .map_err(|_| Error::malformed("string is not UTF-8", at))
+        match core::str::from_utf8(s) {
+            Ok(s) => Ok(Value::Str(s)),
+            Err(_) => Err(self.not_utf8(start)),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn not_utf8(&self, start: usize) -> Error {
+        let at = Location::Offset(self.base.saturating_add(start) as u64);
+        Error::malformed("string is not UTF-8", at)
     }
 
     fn ext(&mut self, n: usize) -> Result<Value<'a>> {
-        let t = self.be::<1>()?[0] as i8;
+        let t = self.byte()? as i8;
         Ok(Value::Ext(t, self.take(n)?))
     }
 
     /// Reads one item header; container contents are left unread.
+    #[inline]
     fn token(&mut self) -> Result<Token<'a>> {
-        let start = self.here();
-        let b = self.be::<1>()?[0];
+        let b = self.byte()?;
         let v = match b {
             0x00..=0x7f => Value::UInt(u64::from(b)),
             0x80..=0x8f => return Ok(Token::MapHead(u32::from(b & 0x0f))),
             0x90..=0x9f => return Ok(Token::ArrayHead(u32::from(b & 0x0f))),
             0xa0..=0xbf => self.str(usize::from(b & 0x1f))?,
             0xc0 => Value::Nil,
-            0xc1 => {
-                return Err(Error::malformed(
-                    "reserved MessagePack type byte 0xc1",
-                    start,
-                ));
-            }
+            0xc1 => return Err(self.reserved()),
             0xc2 => Value::Bool(false),
             0xc3 => Value::Bool(true),
             0xc4 => {
@@ -489,11 +541,11 @@ impl<'a> Cursor<'a> {
             }
             0xca => Value::F32(f32::from_be_bytes(self.be()?)),
             0xcb => Value::F64(f64::from_be_bytes(self.be()?)),
-            0xcc => Value::UInt(u64::from(self.be::<1>()?[0])),
+            0xcc => Value::UInt(u64::from(self.byte()?)),
             0xcd => Value::UInt(u64::from(u16::from_be_bytes(self.be()?))),
             0xce => Value::UInt(u64::from(u32::from_be_bytes(self.be()?))),
             0xcf => Value::UInt(u64::from_be_bytes(self.be()?)),
-            0xd0 => int(i64::from(self.be::<1>()?[0] as i8)),
+            0xd0 => int(i64::from(self.byte()? as i8)),
             0xd1 => int(i64::from(i16::from_be_bytes(self.be()?))),
             0xd2 => int(i64::from(i32::from_be_bytes(self.be()?))),
             0xd3 => int(i64::from_be_bytes(self.be()?)),
@@ -523,6 +575,17 @@ impl<'a> Cursor<'a> {
         Ok(Token::Scalar(v))
     }
 
+    /// The error for the type byte 0xc1 just read.
+    #[cold]
+    #[inline(never)]
+    fn reserved(&self) -> Error {
+        let at = self.base.saturating_add(self.pos).saturating_sub(1);
+        Error::malformed(
+            "reserved MessagePack type byte 0xc1",
+            Location::Offset(at as u64),
+        )
+    }
+
     /// Checks that `count` items of `per` values each can fit in what is
     /// left (each value takes at least one byte).
     fn check_count(&self, count: u32, per: u64) -> Result<()> {
@@ -547,20 +610,15 @@ impl<'a> Cursor<'a> {
     /// values-per-entry of a container whose header was read, or `None`
     /// after jumping over a scalar's payload. Strings are not checked for
     /// UTF-8 here; that happens when they are decoded.
+    #[inline(never)]
     fn skip_token(&mut self) -> Result<Option<(u32, u64)>> {
-        let start = self.here();
-        let b = self.be::<1>()?[0];
+        let b = self.byte()?;
         let payload = match b {
             0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => 0,
             0x80..=0x8f => return Ok(Some((u32::from(b & 0x0f), 2))),
             0x90..=0x9f => return Ok(Some((u32::from(b & 0x0f), 1))),
             0xa0..=0xbf => usize::from(b & 0x1f),
-            0xc1 => {
-                return Err(Error::malformed(
-                    "reserved MessagePack type byte 0xc1",
-                    start,
-                ));
-            }
+            0xc1 => return Err(self.reserved()),
             0xc4 | 0xd9 => self.len8()?,
             0xc5 | 0xda => self.len16()?,
             0xc6 | 0xdb => self.len32()?,
@@ -590,44 +648,53 @@ impl<'a> Cursor<'a> {
     /// counts, depth); uses a fixed stack of remaining-value counts, no
     /// recursion.
     fn skip_contents(&mut self, count: u32, per: u64) -> Result<()> {
-        let mut stack = [0u64; MAX_DEPTH];
-        let mut top = 0usize;
-        self.push_skip(&mut stack, &mut top, count, per)?;
+        // As in `walk_contents`: `left` belongs to the innermost open
+        // container, `parents[..open - 1]` to those around it.
+        let mut parents = [0u32; MAX_DEPTH];
+        let mut open = 0usize;
+        let mut left = self.enter(&mut open, count, per)?.left;
         loop {
-            // Pop finished containers.
-            while top > 0 && stack[top - 1] == 0 {
-                top -= 1;
+            if left == 0 {
+                open -= 1;
+                match open.checked_sub(1).and_then(|i| parents.get(i)) {
+                    Some(&l) => left = l,
+                    None => return Ok(()),
+                }
+                continue;
             }
-            if top == 0 {
-                return Ok(());
+            left -= 1;
+            // fixstr and positive fixint (most of the AMDGPU metadata), then
+            // fixmap and fixarray, inline; the rest, and every error
+            // (at the end of the input too: 0xc1 matches no fast case),
+            // through `skip_token`. Each `pos += 1` steps over a byte that
+            // is there.
+            let b = self.rest().first().copied().unwrap_or(0xc1);
+            let (n, per) = if b & 0xe0 == 0xa0 {
+                self.pos += 1;
+                self.take(usize::from(b & 0x1f))?;
+                continue;
+            } else if b < 0x80 {
+                self.pos += 1;
+                continue;
+            } else if b & 0xf0 == 0x80 {
+                self.pos += 1;
+                (u32::from(b & 0x0f), 2)
+            } else if b & 0xf0 == 0x90 {
+                self.pos += 1;
+                (u32::from(b & 0x0f), 1)
+            } else {
+                match self.skip_token()? {
+                    Some(container) => container,
+                    None => continue,
+                }
+            };
+            let slot = open.checked_sub(1).and_then(|i| parents.get_mut(i));
+            let child = self.enter(&mut open, n, per)?.left;
+            if let Some(slot) = slot {
+                *slot = left;
             }
-            stack[top - 1] -= 1;
-            if let Some((n, per)) = self.skip_token()? {
-                self.push_skip(&mut stack, &mut top, n, per)?;
-            }
+            left = child;
         }
-    }
-
-    fn push_skip(
-        &self,
-        stack: &mut [u64; MAX_DEPTH],
-        top: &mut usize,
-        count: u32,
-        per: u64,
-    ) -> Result<()> {
-        self.check_count(count, per)?;
-        let depth = usize::from(self.depth)
-            .saturating_add(*top)
-            .saturating_add(1);
-        if depth > MAX_DEPTH || *top >= MAX_DEPTH {
-            return Err(Error::limit(
-                "MessagePack nesting is deeper than 32 levels",
-                self.here(),
-            ));
-        }
-        stack[*top] = u64::from(count) * per;
-        *top += 1;
-        Ok(())
     }
 
     fn walk_contents<V: Visitor<'a> + ?Sized>(
@@ -636,76 +703,100 @@ impl<'a> Cursor<'a> {
         per: u64,
         v: &mut V,
     ) -> Result<()> {
-        // stack[i] = values left in the container at nesting level i;
-        // kinds[i] = 1 for arrays, 2 for maps (to know keys from values).
-        let mut stack = [0u64; MAX_DEPTH];
-        let mut kinds = [0u8; MAX_DEPTH];
-        let mut index = [0u64; MAX_DEPTH];
-        let mut top = 0usize;
-        self.enter(&mut stack, &mut kinds, &mut index, &mut top, count, per)?;
-        while top > 0 {
-            let level = top - 1;
-            if stack[level] == 0 {
-                top -= 1;
-                if kinds[level] == 2 {
+        // The open container is `cur`; `parents[..open - 1]` are those it
+        // sits in, outermost first. Counts fit in u32: `check_count` caps a
+        // container at MAX_CONTAINER_LEN (2^24) entries of at most 2 values.
+        let mut parents = [Level::EMPTY; MAX_DEPTH];
+        let mut open = 0usize;
+        let mut cur = self.enter(&mut open, count, per)?;
+        loop {
+            if cur.left == 0 {
+                if cur.map {
                     v.end_map()?;
                 } else {
                     v.end_array()?;
                 }
+                open -= 1;
+                match open.checked_sub(1).and_then(|i| parents.get(i)) {
+                    Some(&p) => cur = p,
+                    None => return Ok(()),
+                }
                 continue;
             }
-            stack[level] -= 1;
-            let i = index[level];
-            index[level] += 1;
-            let pos = if kinds[level] == 2 {
-                let pair = u32::try_from(i / 2).unwrap_or(u32::MAX);
-                if i % 2 == 0 {
-                    Position::Key(pair)
-                } else {
-                    Position::Value(pair)
-                }
-            } else {
-                Position::Element(u32::try_from(i).unwrap_or(u32::MAX))
+            cur.left -= 1;
+            let i = cur.index;
+            cur.index += 1;
+            let pos = match (cur.map, i % 2) {
+                (false, _) => Position::Element(i),
+                (true, 0) => Position::Key(i / 2),
+                (true, _) => Position::Value(i / 2),
             };
-            match self.token()? {
-                Token::Scalar(s) => v.scalar(pos, s)?,
+            // The type bytes of nearly every item of the AMDGPU metadata map
+            // (fixint, fixstr, fixmap, fixarray) are decoded here, inline;
+            // everything else, and every error, goes through `token`.
+            let token = match self.rest().first() {
+                Some(&b @ 0x00..=0x7f) => {
+                    self.pos += 1;
+                    Token::Scalar(Value::UInt(u64::from(b)))
+                }
+                Some(&b @ 0xa0..=0xbf) => {
+                    self.pos += 1;
+                    Token::Scalar(self.str(usize::from(b & 0x1f))?)
+                }
+                Some(&b @ 0x80..=0x8f) => {
+                    self.pos += 1;
+                    Token::MapHead(u32::from(b & 0x0f))
+                }
+                Some(&b @ 0x90..=0x9f) => {
+                    self.pos += 1;
+                    Token::ArrayHead(u32::from(b & 0x0f))
+                }
+                _ => self.token()?,
+            };
+            let (n, per) = match token {
+                Token::Scalar(s) => {
+                    v.scalar(pos, s)?;
+                    continue;
+                }
                 Token::ArrayHead(n) => {
                     v.begin_array(pos, n)?;
-                    self.enter(&mut stack, &mut kinds, &mut index, &mut top, n, 1)?;
+                    (n, 1)
                 }
                 Token::MapHead(n) => {
                     v.begin_map(pos, n)?;
-                    self.enter(&mut stack, &mut kinds, &mut index, &mut top, n, 2)?;
+                    (n, 2)
                 }
+            };
+            let slot = open.checked_sub(1).and_then(|i| parents.get_mut(i));
+            let child = self.enter(&mut open, n, per)?;
+            if let Some(slot) = slot {
+                *slot = cur;
             }
+            cur = child;
         }
-        Ok(())
     }
 
-    fn enter(
-        &self,
-        stack: &mut [u64; MAX_DEPTH],
-        kinds: &mut [u8; MAX_DEPTH],
-        index: &mut [u64; MAX_DEPTH],
-        top: &mut usize,
-        count: u32,
-        per: u64,
-    ) -> Result<()> {
+    /// Opens a container of `count` entries of `per` values whose header
+    /// was just read, `open` containers deep in this walk: checks its count
+    /// and the nesting depth.
+    fn enter(&self, open: &mut usize, count: u32, per: u64) -> Result<Level> {
         self.check_count(count, per)?;
         let depth = usize::from(self.depth)
-            .saturating_add(*top)
+            .saturating_add(*open)
             .saturating_add(1);
-        if depth > MAX_DEPTH || *top >= MAX_DEPTH {
+        if depth > MAX_DEPTH {
             return Err(Error::limit(
                 "MessagePack nesting is deeper than 32 levels",
                 self.here(),
             ));
         }
-        stack[*top] = u64::from(count) * per;
-        kinds[*top] = per as u8;
-        index[*top] = 0;
-        *top += 1;
-        Ok(())
+        *open += 1;
+        Ok(Level {
+            // At most 2^25 (checked above).
+            left: count.saturating_mul(if per == 2 { 2 } else { 1 }),
+            index: 0,
+            map: per == 2,
+        })
     }
 
     /// Skips one value (containers entirely).
@@ -953,6 +1044,75 @@ mod tests {
         struct Nop;
         impl Visitor<'_> for Nop {}
         assert!(walk(&doc, &mut Nop).is_err());
+    }
+
+    /// The inline fast paths of `walk` and of the structural skip must fail
+    /// exactly as the general decoder does: same kind, same offset.
+    #[test]
+    fn fast_paths_fail_like_the_general_decoder() {
+        struct Nop;
+        impl Visitor<'_> for Nop {}
+        let cases: [(&[u8], ErrorKind, u64); 8] = [
+            // fixstr running past the end, inside a fixmap.
+            (&[0x81, 0xa3, b'a'], ErrorKind::Truncated, 2),
+            // fixstr that is not UTF-8, as a map value.
+            (
+                &[0x81, 0xa1, b'k', 0xa2, b'x', 0xff],
+                ErrorKind::Malformed,
+                4,
+            ),
+            // fixmap claiming more pairs than bytes are left.
+            (&[0x91, 0x83, 0x01], ErrorKind::LimitExceeded, 2),
+            // fixarray claiming more elements than bytes are left.
+            (&[0x81, 0x01, 0x93, 0x01], ErrorKind::LimitExceeded, 3),
+            // Input ends where an element is due.
+            (&[0x92, 0x01], ErrorKind::LimitExceeded, 1),
+            // Reserved type byte inside an array.
+            (&[0x92, 0x01, 0xc1], ErrorKind::Malformed, 2),
+            // str8 running past the end, inside an array.
+            (&[0x91, 0xd9, 0x05, b'a'], ErrorKind::Truncated, 3),
+            // array16 inside a map, claiming too much.
+            (
+                &[0x81, 0x01, 0xdc, 0x00, 0x09, 0x01],
+                ErrorKind::LimitExceeded,
+                5,
+            ),
+        ];
+        for (doc, kind, offset) in cases {
+            let e = walk(doc, &mut Nop).unwrap_err();
+            assert_eq!(
+                (e.kind(), e.location()),
+                (kind, Location::Offset(offset)),
+                "walk {doc:x?}"
+            );
+            // Reading the document skips nested items structurally: the
+            // same errors, except the UTF-8 one, which waits for decoding.
+            let r = read_document(doc);
+            if kind == ErrorKind::Malformed && doc[doc.len() - 1] == 0xff {
+                assert!(r.is_ok(), "read {doc:x?}");
+            } else {
+                let e = r.unwrap_err();
+                assert_eq!(
+                    (e.kind(), e.location()),
+                    (kind, Location::Offset(offset)),
+                    "read {doc:x?}"
+                );
+            }
+        }
+        // Nesting: 33 fixarrays deep is one too many for both.
+        let mut deep = [0x91u8; MAX_DEPTH + 2];
+        deep[MAX_DEPTH + 1] = 0xc0;
+        assert_eq!(
+            walk(&deep, &mut Nop).unwrap_err().kind(),
+            ErrorKind::LimitExceeded
+        );
+        assert_eq!(
+            read_document(&deep).unwrap_err().kind(),
+            ErrorKind::LimitExceeded
+        );
+        let mut ok = [0x91u8; MAX_DEPTH + 1];
+        ok[MAX_DEPTH] = 0xc0;
+        walk(&ok, &mut Nop).unwrap();
     }
 
     #[test]
