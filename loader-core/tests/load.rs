@@ -125,7 +125,7 @@ fn objdump_all(path: &Path, kernels: &[&str]) -> BTreeMap<String, Result<Vec<Str
 /// objdump's view of a descriptor. LLVM 19's code generator sets
 /// GRANULATED_WAVEFRONT_SGPR_COUNT on GFX10+, which its own disassembler then
 /// rejects (llvm-project#154666); for those, objdump decodes a copy with the
-/// field cleared, and `.amdhsa_next_free_sgpr` is checked separately.
+/// field cleared, and our decoding of the original must equal it.
 fn objdump_kd_lenient(
     path: &Path,
     data: &[u8],
@@ -243,14 +243,14 @@ fn corpus_objects_load_as_llvm_describes_them() {
                 .find(|l| *kd_value >= l.0 && *kd_value < l.0 + l.1)
                 .map(|l| (l.0, l.3))
                 .unwrap();
-            let (mut theirs, sgpr_cleared) = objdump_kd_lenient(
+            let (theirs, sgpr_cleared) = objdump_kd_lenient(
                 &path,
                 &data,
                 k.name,
                 (kd_value - vaddr + seg_off) as usize,
                 objdump.remove(k.name).unwrap(),
             );
-            let mut ours: Vec<String> = k
+            let ours: Vec<String> = k
                 .descriptor
                 .directives(cov)
                 .map(|d| {
@@ -262,19 +262,8 @@ fn corpus_objects_load_as_llvm_describes_them() {
                 })
                 .collect();
             if sgpr_cleared {
-                let sgpr = |v: &mut Vec<String>| {
-                    let i = v
-                        .iter()
-                        .position(|l| l.starts_with("\t.amdhsa_next_free_sgpr "))
-                        .unwrap();
-                    v.remove(i)
-                };
-                assert_eq!(sgpr(&mut theirs), "\t.amdhsa_next_free_sgpr 8");
-                let g = u64::from(k.descriptor.rsrc1.granulated_wavefront_sgpr_count);
-                assert_eq!(
-                    sgpr(&mut ours),
-                    format!("\t.amdhsa_next_free_sgpr {}", (g + 1) * 8)
-                );
+                // Every line equal, `.amdhsa_next_free_sgpr` (8) included:
+                // the reserved field LLVM 19 filled does not count.
                 sgpr_quirks += 1;
             }
             assert_eq!(ours, theirs, "{name} {}", k.name);

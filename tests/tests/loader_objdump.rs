@@ -169,11 +169,17 @@ fn check(files: &[PathBuf]) {
             let _ = std::fs::remove_file(&patched);
             let ours_patched = our_descriptors(&copy).expect("patched copy parses");
             for kd in &kds {
-                if let (Err(e), _) = &ours[kd] {
-                    failures.push(format!(
+                match (&ours[kd].0, &ours_patched[kd].0) {
+                    (Err(e), _) => failures.push(format!(
                         "{}: {kd}: loader-core rejects an LLVM 19 gfx10+ descriptor ROCr loads: {e}",
                         path.display()
-                    ));
+                    )),
+                    // The reserved field must not change what we print.
+                    (Ok(original), Ok(cleared)) if original != cleared => failures.push(format!(
+                        "{}: {kd}: the reserved SGPR field changes loader-core's directives:\n{original:?}\nvs cleared\n{cleared:?}",
+                        path.display()
+                    )),
+                    _ => {}
                 }
                 ours.insert(kd.clone(), ours_patched[kd].clone());
             }

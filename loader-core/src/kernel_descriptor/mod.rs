@@ -537,8 +537,15 @@ impl KernelDescriptor {
 
         let next_free_vgpr = (u16::from(rsrc1.granulated_workitem_vgpr_count) + 1)
             * family.vgpr_encoding_granule(wave32);
-        let next_free_sgpr =
-            (u16::from(rsrc1.granulated_wavefront_sgpr_count) + 1) * family.sgpr_encoding_granule();
+        // On GFX10+ the SGPR count field is reserved and the encoding holds
+        // no SGPR count: like LLVM's disassembler on a clean descriptor, the
+        // directive is one granule, whatever LLVM 19 left in the field.
+        let sgpr_blocks = if family.is_gfx10_plus() {
+            0
+        } else {
+            u16::from(rsrc1.granulated_wavefront_sgpr_count)
+        };
+        let next_free_sgpr = (sgpr_blocks + 1) * family.sgpr_encoding_granule();
         if let Rsrc3::Gfx90a { accum_offset, .. } = rsrc3 {
             let accum_offset = (u16::from(accum_offset) + 1) * 4;
             if accum_offset > next_free_vgpr {
@@ -680,8 +687,10 @@ pub enum WorkitemIdVgprs {
 pub struct Rsrc1 {
     /// `GRANULATED_WORKITEM_VGPR_COUNT`.
     pub granulated_workitem_vgpr_count: u8,
-    /// `GRANULATED_WAVEFRONT_SGPR_COUNT` (ignored by GFX10+ hardware; LLVM
-    /// before 21 still sets it there).
+    /// `GRANULATED_WAVEFRONT_SGPR_COUNT`, as found. Reserved on GFX10+,
+    /// where the hardware ignores it, but LLVM before 21 still sets it there
+    /// (llvm-project#154666); it then does not count towards
+    /// [`DecodedKernelDescriptor::next_free_sgpr`].
     pub granulated_wavefront_sgpr_count: u8,
     /// `FLOAT_ROUND_MODE_32`.
     pub float_round_mode_32: FloatRoundMode,
@@ -857,8 +866,11 @@ pub struct DecodedKernelDescriptor {
     /// the VGPR granule; AccVGPRs included on gfx90a/gfx94x).
     pub next_free_vgpr: u16,
     /// `.amdhsa_next_free_sgpr` as the encoding gives it back (VCC, flat
-    /// scratch and XNACK mask included; on GFX10+ only what the compiler
-    /// recorded: the hardware always allocates its full SGPR file).
+    /// scratch and XNACK mask included). Always 8 on GFX10+, where the SGPR
+    /// count field is reserved and the hardware allocates its full SGPR
+    /// file: as `llvm-objdump` prints it, even when LLVM 19 left a value in
+    /// the reserved field ([`Rsrc1::granulated_wavefront_sgpr_count`] keeps
+    /// it; the metadata's `.sgpr_count` says what the kernel uses).
     pub next_free_sgpr: u16,
     /// `compute_pgm_rsrc1`.
     pub rsrc1: Rsrc1,
@@ -898,7 +910,8 @@ fn decode_rsrc1(v: u32, family: GpuFamily) -> Result<Rsrc1, KdError> {
     let r = KdRegister::ComputePgmRsrc1;
     // GRANULATED_WAVEFRONT_SGPR_COUNT is reserved on GFX10+ and the hardware
     // ignores it, but LLVM before 21 still fills it in (llvm-project#154666),
-    // so real code objects carry it: accepted, and decoded like GFX9's.
+    // so real code objects carry it: accepted and kept in `Rsrc1`, but it
+    // does not make `next_free_sgpr` (see `decode`).
     bits_set(
         r,
         v,
