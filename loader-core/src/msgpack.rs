@@ -811,6 +811,19 @@ impl<'a> Cursor<'a> {
     /// Reads one value; a container is skipped over and returned as a lazy
     /// handle.
     pub fn read(&mut self) -> Result<Value<'a>> {
+        // fixint and fixstr (most keys and values of the AMDGPU metadata)
+        // inline, as in `walk_contents`.
+        match self.rest().first() {
+            Some(&b @ 0x00..=0x7f) => {
+                self.pos += 1;
+                return Ok(Value::UInt(u64::from(b)));
+            }
+            Some(&b @ 0xa0..=0xbf) => {
+                self.pos += 1;
+                return self.str(usize::from(b & 0x1f));
+            }
+            _ => {}
+        }
         let t = self.token()?;
         let (n, per) = match t {
             Token::Scalar(v) => return Ok(v),
