@@ -223,6 +223,21 @@ impl PacketHeader {
     }
 }
 
+impl PacketHeader {
+    /// [`PacketHeader::validate`], then checks that the type is `expected`
+    /// (what each packet struct's own `validate` needs).
+    pub fn validate_as(self, expected: PacketType) -> Result<(), PacketError> {
+        let ty = self.validate()?;
+        if ty != expected {
+            return Err(PacketError::UnexpectedPacketType {
+                expected,
+                found: ty as u8,
+            });
+        }
+        Ok(())
+    }
+}
+
 impl core::fmt::Debug for PacketHeader {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("PacketHeader")

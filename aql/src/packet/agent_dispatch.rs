@@ -74,13 +74,7 @@ impl AgentDispatchPacket {
 
     /// Checks the header and that the reserved fields are zero.
     pub fn validate(&self) -> Result<(), PacketError> {
-        let ty = self.header.validate()?;
-        if ty != PacketType::AgentDispatch {
-            return Err(PacketError::UnexpectedPacketType {
-                expected: PacketType::AgentDispatch,
-                found: ty as u8,
-            });
-        }
+        self.header.validate_as(PacketType::AgentDispatch)?;
         reserved_zero(self.reserved0, C_NAME, "reserved0")?;
         reserved_zero(self.reserved2, C_NAME, "reserved2")
     }

@@ -75,10 +75,7 @@ macro_rules! barrier_packet {
 
             /// Checks the header and that the reserved fields are zero.
             pub fn validate(&self) -> Result<(), PacketError> {
-                let ty = self.header.validate()?;
-                if ty != $ty {
-                    return Err(PacketError::UnexpectedPacketType { expected: $ty, found: ty as u8 });
-                }
+                self.header.validate_as($ty)?;
                 reserved_zero(self.reserved0, $c_name, "reserved0")?;
                 reserved_zero(self.reserved1, $c_name, "reserved1")?;
                 reserved_zero(self.reserved2, $c_name, "reserved2")

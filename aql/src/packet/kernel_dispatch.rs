@@ -146,13 +146,7 @@ impl KernelDispatchPacket {
     /// workgroup and grid sizes non-zero in used dimensions and 1 in unused
     /// ones, the grid at least one workgroup large, reserved fields zero.
     pub fn validate(&self) -> Result<(), PacketError> {
-        let ty = self.header.validate()?;
-        if ty != PacketType::KernelDispatch {
-            return Err(PacketError::UnexpectedPacketType {
-                expected: PacketType::KernelDispatch,
-                found: ty as u8,
-            });
-        }
+        self.header.validate_as(PacketType::KernelDispatch)?;
         let dims = usize::from(self.setup.dimensions()?);
         let wg = self.workgroup_size();
         let grid = self.grid_size();

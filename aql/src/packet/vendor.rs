@@ -203,13 +203,7 @@ impl AmdBarrierValuePacket {
     /// Checks the header, the AMD format, the condition and that the reserved
     /// fields are zero.
     pub fn validate(&self) -> Result<(), PacketError> {
-        let ty = self.header.header.validate()?;
-        if ty != PacketType::VendorSpecific {
-            return Err(PacketError::UnexpectedPacketType {
-                expected: PacketType::VendorSpecific,
-                found: ty as u8,
-            });
-        }
+        self.header.header.validate_as(PacketType::VendorSpecific)?;
         AmdPacketType::try_from(self.header.amd_format)?;
         self.condition()?;
         reserved_zero(

@@ -555,8 +555,8 @@ impl<'r, 'a, D: Doorbell> Reservation<'r, 'a, D> {
     /// Ends the reservation: fills unpublished ids with no-ops and rings the
     /// doorbell with the last id. Returns that id.
     pub fn finish(self) -> u64 {
+        // `Drop` fills and rings; this only names the last id.
         self.first.wrapping_add(self.count - 1)
-        // Drop does the work.
     }
 }
 
