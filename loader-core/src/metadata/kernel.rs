@@ -2,9 +2,9 @@
 //! (AMDGPUUsage "Code Object V3 Kernel Metadata Map" and "... Kernel
 //! Argument Metadata Map", extended in the V4, V5 and V6 sections).
 
-use super::{array, boolean, int_array, map, set, string, u32_};
+use super::{Entries, array, boolean, int_array, map, set, string, u32_};
 use crate::error::{Error, Location, Result};
-use crate::msgpack::{Array, ArrayIter, Value};
+use crate::msgpack::{Array, Value};
 use core::fmt;
 
 macro_rules! string_enum {
@@ -436,10 +436,8 @@ impl<'a> Kernel<'a> {
     /// lie inside `.kernarg_segment_size`. Fused after the first error.
     pub fn args(&self) -> KernelArgs<'a> {
         KernelArgs {
-            inner: self.args.map(|a| a.iter()),
-            index: 0,
+            entries: Entries::new(self.args),
             kernarg_segment_size: self.kernarg_segment_size,
-            done: false,
         }
     }
 }
@@ -447,26 +445,16 @@ impl<'a> Kernel<'a> {
 /// Iterator over [`Kernel::args`].
 #[derive(Debug, Clone)]
 pub struct KernelArgs<'a> {
-    inner: Option<ArrayIter<'a>>,
-    index: u32,
+    entries: Entries<'a>,
     kernarg_segment_size: u32,
-    done: bool,
 }
 
 impl<'a> Iterator for KernelArgs<'a> {
     type Item = Result<KernelArg<'a>>;
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let v = self.inner.as_mut()?.next()?;
-        let i = self.index;
-        self.index = self.index.saturating_add(1);
-        let r = v
-            .and_then(|v| KernelArg::parse(v, i, self.kernarg_segment_size))
-            .map_err(|e| e.within("argument", i));
-        self.done = r.is_err();
-        Some(r)
+        let size = self.kernarg_segment_size;
+        self.entries
+            .next_with("argument", |v, i| KernelArg::parse(v, i, size))
     }
 }
 

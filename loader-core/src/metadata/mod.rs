@@ -223,9 +223,7 @@ impl<'a> Metadata<'a> {
     /// `amdhsa.printf`: the printf format descriptors.
     pub fn printf(&self) -> PrintfIter<'a> {
         PrintfIter {
-            inner: self.printf.map(|a| a.iter()),
-            index: 0,
-            done: false,
+            entries: Entries::new(self.printf),
         }
     }
 
@@ -237,9 +235,7 @@ impl<'a> Metadata<'a> {
     /// The kernels, in order. Fused after the first error.
     pub fn kernels(&self) -> Kernels<'a> {
         Kernels {
-            inner: self.kernels.map(|a| a.iter()),
-            index: 0,
-            done: false,
+            entries: Entries::new(self.kernels),
         }
     }
 
@@ -269,35 +265,59 @@ impl<'a> Metadata<'a> {
     /// `amdhsa.globals`: each `.name` and `.size`.
     pub fn globals(&self) -> Globals<'a> {
         Globals {
-            inner: self.globals.map(|a| a.iter()),
-            index: 0,
-            done: false,
+            entries: Entries::new(self.globals),
         }
     }
 }
 
-/// Iterator over [`Metadata::kernels`].
+/// The walk every metadata array iterator shares (`amdhsa.kernels`,
+/// `amdhsa.globals`, `amdhsa.printf`, `.args`): numbers the entries, names
+/// the entry in an error, and stops for good after the first error.
 #[derive(Debug, Clone)]
-pub struct Kernels<'a> {
+pub(crate) struct Entries<'a> {
     inner: Option<ArrayIter<'a>>,
     index: u32,
     done: bool,
 }
 
-impl<'a> Iterator for Kernels<'a> {
-    type Item = Result<Kernel<'a>>;
-    fn next(&mut self) -> Option<Self::Item> {
+impl<'a> Entries<'a> {
+    pub(crate) fn new(array: Option<Array<'a>>) -> Self {
+        Self {
+            inner: array.map(|a| a.iter()),
+            index: 0,
+            done: false,
+        }
+    }
+
+    /// Parses the next entry with `parse(value, index)`; an error is
+    /// wrapped as `what` number `index` and ends the walk.
+    pub(crate) fn next_with<T>(
+        &mut self,
+        what: &'static str,
+        parse: impl FnOnce(Value<'a>, u32) -> Result<T>,
+    ) -> Option<Result<T>> {
         if self.done {
             return None;
         }
         let v = self.inner.as_mut()?.next()?;
         let i = self.index;
         self.index = self.index.saturating_add(1);
-        let r = v
-            .and_then(|v| Kernel::parse(v, i))
-            .map_err(|e| e.within("kernel", i));
+        let r = v.and_then(|v| parse(v, i)).map_err(|e| e.within(what, i));
         self.done = r.is_err();
         Some(r)
+    }
+}
+
+/// Iterator over [`Metadata::kernels`].
+#[derive(Debug, Clone)]
+pub struct Kernels<'a> {
+    entries: Entries<'a>,
+}
+
+impl<'a> Iterator for Kernels<'a> {
+    type Item = Result<Kernel<'a>>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.entries.next_with("kernel", Kernel::parse)
     }
 }
 
@@ -313,51 +333,39 @@ pub struct Global<'a> {
 /// Iterator over [`Metadata::globals`].
 #[derive(Debug, Clone)]
 pub struct Globals<'a> {
-    inner: Option<ArrayIter<'a>>,
-    index: u32,
-    done: bool,
+    entries: Entries<'a>,
 }
 
 impl<'a> Iterator for Globals<'a> {
     type Item = Result<Global<'a>>;
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let v = self.inner.as_mut()?.next()?;
-        let i = self.index;
-        self.index = self.index.saturating_add(1);
-        let r = v
-            .and_then(|v| {
-                let m = map(v, Location::Input)?;
-                let mut name = None;
-                let mut size = None;
-                for e in m.iter() {
-                    let (k, v) = e?;
-                    match k {
-                        Value::Str(".name") => {
-                            set(&mut name, string(v, Location::Field(".name"))?, ".name")?
-                        }
-                        Value::Str(".size") => {
-                            set(&mut size, uint(v, Location::Field(".size"))?, ".size")?
-                        }
-                        _ => {}
+        self.entries.next_with("global", |v, _| {
+            let m = map(v, Location::Input)?;
+            let mut name = None;
+            let mut size = None;
+            for e in m.iter() {
+                let (k, v) = e?;
+                match k {
+                    Value::Str(".name") => {
+                        set(&mut name, string(v, Location::Field(".name"))?, ".name")?
                     }
+                    Value::Str(".size") => {
+                        set(&mut size, uint(v, Location::Field(".size"))?, ".size")?
+                    }
+                    _ => {}
                 }
-                Ok(Global {
-                    name: name.ok_or(Error::missing(
-                        "required key is missing",
-                        Location::Field(".name"),
-                    ))?,
-                    size: size.ok_or(Error::missing(
-                        "required key is missing",
-                        Location::Field(".size"),
-                    ))?,
-                })
+            }
+            Ok(Global {
+                name: name.ok_or(Error::missing(
+                    "required key is missing",
+                    Location::Field(".name"),
+                ))?,
+                size: size.ok_or(Error::missing(
+                    "required key is missing",
+                    Location::Field(".size"),
+                ))?,
             })
-            .map_err(|e| e.within("global", i));
-        self.done = r.is_err();
-        Some(r)
+        })
     }
 }
 
@@ -422,26 +430,15 @@ impl<'a> Printf<'a> {
 /// Iterator over [`Metadata::printf`].
 #[derive(Debug, Clone)]
 pub struct PrintfIter<'a> {
-    inner: Option<ArrayIter<'a>>,
-    index: u32,
-    done: bool,
+    entries: Entries<'a>,
 }
 
 impl<'a> Iterator for PrintfIter<'a> {
     type Item = Result<Printf<'a>>;
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let v = self.inner.as_mut()?.next()?;
-        let i = self.index;
-        self.index = self.index.saturating_add(1);
-        let r = v
-            .and_then(|v| string(v, Location::Field("amdhsa.printf")))
-            .and_then(Printf::parse)
-            .map_err(|e| e.within("printf", i));
-        self.done = r.is_err();
-        Some(r)
+        self.entries.next_with("printf", |v, _| {
+            string(v, Location::Field("amdhsa.printf")).and_then(Printf::parse)
+        })
     }
 }
 
