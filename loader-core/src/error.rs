@@ -75,6 +75,9 @@ pub enum Location {
     Field(&'static str),
     /// A named field of a numbered item ("kernel 3 `.name`").
     ItemField(&'static str, u32, &'static str),
+    /// A named field and the value found there, when the value is what was
+    /// wrong ("e_flags EF_AMDGPU_MACH 0x70": a processor the table lacks).
+    Value(&'static str, u64),
 }
 
 impl fmt::Display for Location {
@@ -86,6 +89,7 @@ impl fmt::Display for Location {
             Self::ItemOffset(noun, i, o) => write!(f, "{noun} {i} at offset {o:#x}"),
             Self::Field(name) => write!(f, "`{name}`"),
             Self::ItemField(noun, i, name) => write!(f, "{noun} {i} `{name}`"),
+            Self::Value(name, v) => write!(f, "{name} {v:#x}"),
         }
     }
 }

@@ -107,6 +107,10 @@ pub struct Processor {
     pub gfx_target_version: u32,
     /// Whether the processor has the xnack target feature.
     pub xnack_supported: bool,
+    /// Whether its xnack can be fixed on or off (`xnack+`/`xnack-`); LLVM's
+    /// `FEATURE_XNACK_ON_OFF_MODES`. gfx12.5 has xnack but only as `any`
+    /// (always on in the hardware): LLVM rejects `gfx1250:xnack+`.
+    pub xnack_on_off: bool,
     /// Whether the processor has the sramecc target feature.
     pub sramecc_supported: bool,
     /// For a generic processor, `None`; for a real one, the generic family it
@@ -179,11 +183,25 @@ impl fmt::Display for Processor {
     }
 }
 
+/// How a processor's xnack feature may be set (AMDGPUUsage "Target
+/// Features"; LLVM's `FEATURE_XNACK` and `FEATURE_XNACK_ON_OFF_MODES`).
+#[derive(Clone, Copy)]
+enum Xnack {
+    /// No xnack feature.
+    No,
+    /// xnack any, on or off.
+    OnOff,
+    /// xnack present but only `any` (gfx12.5).
+    AnyOnly,
+}
+
+use Xnack::{AnyOnly, No as NoXnack, OnOff};
+
 const fn p(
     mach: u8,
     name: &'static str,
     gfx_target_version: u32,
-    xnack: bool,
+    xnack: Xnack,
     sramecc: bool,
     family: Option<GenericFamily>,
 ) -> Processor {
@@ -191,7 +209,8 @@ const fn p(
         mach,
         name,
         gfx_target_version,
-        xnack_supported: xnack,
+        xnack_supported: !matches!(xnack, Xnack::No),
+        xnack_on_off: matches!(xnack, Xnack::OnOff),
         sramecc_supported: sramecc,
         generic_family: family,
         is_generic_of: None,
@@ -201,7 +220,7 @@ const fn p(
 const fn g(
     mach: u8,
     name: &'static str,
-    xnack: bool,
+    xnack: Xnack,
     sramecc: bool,
     family: GenericFamily,
 ) -> Processor {
@@ -209,7 +228,8 @@ const fn g(
         mach,
         name,
         gfx_target_version: 0,
-        xnack_supported: xnack,
+        xnack_supported: !matches!(xnack, Xnack::No),
+        xnack_on_off: matches!(xnack, Xnack::OnOff),
         sramecc_supported: sramecc,
         generic_family: None,
         is_generic_of: Some(family),
@@ -218,88 +238,91 @@ const fn g(
 
 use GenericFamily as F;
 
-/// `EF_AMDGPU_MACH_*`, from LLVM's `ELF.h` (gfx940 and gfx941 are still
-/// emitted by LLVM 19; later LLVM marks 0x40 and 0x4b reserved).
+/// `EF_AMDGPU_MACH_*` as LLVM main has them (`ELF.h`; features from
+/// `AMDGPUTargetParser.def`), checked against a copy of LLVM's table in
+/// `tests/data/llvm-amdgpu-processors.txt` by `tests/processor_table.rs`.
+/// gfx940 (0x40) and gfx941 (0x4b) are kept because LLVM 19 still emits
+/// them; LLVM main has since marked both values reserved.
 static PROCESSORS: &[Processor] = &[
-    p(0x01, "r600", 0, false, false, None),
-    p(0x02, "r630", 0, false, false, None),
-    p(0x03, "rs880", 0, false, false, None),
-    p(0x04, "rv670", 0, false, false, None),
-    p(0x05, "rv710", 0, false, false, None),
-    p(0x06, "rv730", 0, false, false, None),
-    p(0x07, "rv770", 0, false, false, None),
-    p(0x08, "cedar", 0, false, false, None),
-    p(0x09, "cypress", 0, false, false, None),
-    p(0x0a, "juniper", 0, false, false, None),
-    p(0x0b, "redwood", 0, false, false, None),
-    p(0x0c, "sumo", 0, false, false, None),
-    p(0x0d, "barts", 0, false, false, None),
-    p(0x0e, "caicos", 0, false, false, None),
-    p(0x0f, "cayman", 0, false, false, None),
-    p(0x10, "turks", 0, false, false, None),
-    p(0x20, "gfx600", 60000, false, false, None),
-    p(0x21, "gfx601", 60001, false, false, None),
-    p(0x22, "gfx700", 70000, false, false, None),
-    p(0x23, "gfx701", 70001, false, false, None),
-    p(0x24, "gfx702", 70002, false, false, None),
-    p(0x25, "gfx703", 70003, false, false, None),
-    p(0x26, "gfx704", 70004, false, false, None),
-    p(0x28, "gfx801", 80001, true, false, None),
-    p(0x29, "gfx802", 80002, false, false, None),
-    p(0x2a, "gfx803", 80003, false, false, None),
-    p(0x2b, "gfx810", 80100, true, false, None),
-    p(0x2c, "gfx900", 90000, true, false, Some(F::Gfx9)),
-    p(0x2d, "gfx902", 90002, true, false, Some(F::Gfx9)),
-    p(0x2e, "gfx904", 90004, true, false, Some(F::Gfx9)),
-    p(0x2f, "gfx906", 90006, true, true, Some(F::Gfx9)),
-    p(0x30, "gfx908", 90008, true, true, None),
-    p(0x31, "gfx909", 90009, true, false, Some(F::Gfx9)),
-    p(0x32, "gfx90c", 90012, true, false, Some(F::Gfx9)),
-    p(0x33, "gfx1010", 100100, true, false, Some(F::Gfx10_1)),
-    p(0x34, "gfx1011", 100101, true, false, Some(F::Gfx10_1)),
-    p(0x35, "gfx1012", 100102, true, false, Some(F::Gfx10_1)),
-    p(0x36, "gfx1030", 100300, false, false, Some(F::Gfx10_3)),
-    p(0x37, "gfx1031", 100301, false, false, Some(F::Gfx10_3)),
-    p(0x38, "gfx1032", 100302, false, false, Some(F::Gfx10_3)),
-    p(0x39, "gfx1033", 100303, false, false, Some(F::Gfx10_3)),
-    p(0x3a, "gfx602", 60002, false, false, None),
-    p(0x3b, "gfx705", 70005, false, false, None),
-    p(0x3c, "gfx805", 80005, false, false, None),
-    p(0x3d, "gfx1035", 100305, false, false, Some(F::Gfx10_3)),
-    p(0x3e, "gfx1034", 100304, false, false, Some(F::Gfx10_3)),
-    p(0x3f, "gfx90a", 90010, true, true, None),
-    p(0x40, "gfx940", 90400, true, true, Some(F::Gfx9_4)),
-    p(0x41, "gfx1100", 110000, false, false, Some(F::Gfx11)),
-    p(0x42, "gfx1013", 100103, true, false, Some(F::Gfx10_1)),
-    p(0x43, "gfx1150", 110500, false, false, Some(F::Gfx11)),
-    p(0x44, "gfx1103", 110003, false, false, Some(F::Gfx11)),
-    p(0x45, "gfx1036", 100306, false, false, Some(F::Gfx10_3)),
-    p(0x46, "gfx1101", 110001, false, false, Some(F::Gfx11)),
-    p(0x47, "gfx1102", 110002, false, false, Some(F::Gfx11)),
-    p(0x48, "gfx1200", 120000, false, false, Some(F::Gfx12)),
-    p(0x49, "gfx1250", 120500, false, false, Some(F::Gfx12_5)),
-    p(0x4a, "gfx1151", 110501, false, false, Some(F::Gfx11)),
-    p(0x4b, "gfx941", 90401, true, true, Some(F::Gfx9_4)),
-    p(0x4c, "gfx942", 90402, true, true, Some(F::Gfx9_4)),
-    p(0x4e, "gfx1201", 120001, false, false, Some(F::Gfx12)),
-    p(0x4f, "gfx950", 90500, true, true, Some(F::Gfx9_4)),
-    p(0x50, "gfx1310", 130100, false, false, Some(F::Gfx13)),
-    g(0x51, "gfx9-generic", true, false, F::Gfx9),
-    g(0x52, "gfx10-1-generic", true, false, F::Gfx10_1),
-    g(0x53, "gfx10-3-generic", false, false, F::Gfx10_3),
-    g(0x54, "gfx11-generic", false, false, F::Gfx11),
-    p(0x55, "gfx1152", 110502, false, false, Some(F::Gfx11)),
-    p(0x57, "gfx1154", 110504, false, false, Some(F::Gfx11)),
-    p(0x58, "gfx1153", 110503, false, false, Some(F::Gfx11)),
-    g(0x59, "gfx12-generic", false, false, F::Gfx12),
-    p(0x5a, "gfx1251", 120501, false, false, Some(F::Gfx12_5)),
-    g(0x5b, "gfx12-5-generic", false, false, F::Gfx12_5),
-    p(0x5c, "gfx1172", 110702, false, false, Some(F::Gfx11_7)),
-    p(0x5d, "gfx1170", 110700, false, false, Some(F::Gfx11_7)),
-    p(0x5e, "gfx1171", 110701, false, false, Some(F::Gfx11_7)),
-    g(0x5f, "gfx9-4-generic", true, true, F::Gfx9_4),
-    g(0x62, "gfx11-7-generic", false, false, F::Gfx11_7),
-    g(0x63, "gfx13-generic", false, false, F::Gfx13),
+    p(0x01, "r600", 0, NoXnack, false, None),
+    p(0x02, "r630", 0, NoXnack, false, None),
+    p(0x03, "rs880", 0, NoXnack, false, None),
+    p(0x04, "rv670", 0, NoXnack, false, None),
+    p(0x05, "rv710", 0, NoXnack, false, None),
+    p(0x06, "rv730", 0, NoXnack, false, None),
+    p(0x07, "rv770", 0, NoXnack, false, None),
+    p(0x08, "cedar", 0, NoXnack, false, None),
+    p(0x09, "cypress", 0, NoXnack, false, None),
+    p(0x0a, "juniper", 0, NoXnack, false, None),
+    p(0x0b, "redwood", 0, NoXnack, false, None),
+    p(0x0c, "sumo", 0, NoXnack, false, None),
+    p(0x0d, "barts", 0, NoXnack, false, None),
+    p(0x0e, "caicos", 0, NoXnack, false, None),
+    p(0x0f, "cayman", 0, NoXnack, false, None),
+    p(0x10, "turks", 0, NoXnack, false, None),
+    p(0x20, "gfx600", 60000, NoXnack, false, None),
+    p(0x21, "gfx601", 60001, NoXnack, false, None),
+    p(0x22, "gfx700", 70000, NoXnack, false, None),
+    p(0x23, "gfx701", 70001, NoXnack, false, None),
+    p(0x24, "gfx702", 70002, NoXnack, false, None),
+    p(0x25, "gfx703", 70003, NoXnack, false, None),
+    p(0x26, "gfx704", 70004, NoXnack, false, None),
+    p(0x28, "gfx801", 80001, OnOff, false, None),
+    p(0x29, "gfx802", 80002, NoXnack, false, None),
+    p(0x2a, "gfx803", 80003, NoXnack, false, None),
+    p(0x2b, "gfx810", 80100, OnOff, false, None),
+    p(0x2c, "gfx900", 90000, OnOff, false, Some(F::Gfx9)),
+    p(0x2d, "gfx902", 90002, OnOff, false, Some(F::Gfx9)),
+    p(0x2e, "gfx904", 90004, OnOff, false, Some(F::Gfx9)),
+    p(0x2f, "gfx906", 90006, OnOff, true, Some(F::Gfx9)),
+    p(0x30, "gfx908", 90008, OnOff, true, None),
+    p(0x31, "gfx909", 90009, OnOff, false, Some(F::Gfx9)),
+    p(0x32, "gfx90c", 90012, OnOff, false, Some(F::Gfx9)),
+    p(0x33, "gfx1010", 100100, OnOff, false, Some(F::Gfx10_1)),
+    p(0x34, "gfx1011", 100101, OnOff, false, Some(F::Gfx10_1)),
+    p(0x35, "gfx1012", 100102, OnOff, false, Some(F::Gfx10_1)),
+    p(0x36, "gfx1030", 100300, NoXnack, false, Some(F::Gfx10_3)),
+    p(0x37, "gfx1031", 100301, NoXnack, false, Some(F::Gfx10_3)),
+    p(0x38, "gfx1032", 100302, NoXnack, false, Some(F::Gfx10_3)),
+    p(0x39, "gfx1033", 100303, NoXnack, false, Some(F::Gfx10_3)),
+    p(0x3a, "gfx602", 60002, NoXnack, false, None),
+    p(0x3b, "gfx705", 70005, NoXnack, false, None),
+    p(0x3c, "gfx805", 80005, NoXnack, false, None),
+    p(0x3d, "gfx1035", 100305, NoXnack, false, Some(F::Gfx10_3)),
+    p(0x3e, "gfx1034", 100304, NoXnack, false, Some(F::Gfx10_3)),
+    p(0x3f, "gfx90a", 90010, OnOff, true, None),
+    p(0x40, "gfx940", 90400, OnOff, true, Some(F::Gfx9_4)),
+    p(0x41, "gfx1100", 110000, NoXnack, false, Some(F::Gfx11)),
+    p(0x42, "gfx1013", 100103, OnOff, false, Some(F::Gfx10_1)),
+    p(0x43, "gfx1150", 110500, NoXnack, false, Some(F::Gfx11)),
+    p(0x44, "gfx1103", 110003, NoXnack, false, Some(F::Gfx11)),
+    p(0x45, "gfx1036", 100306, NoXnack, false, Some(F::Gfx10_3)),
+    p(0x46, "gfx1101", 110001, NoXnack, false, Some(F::Gfx11)),
+    p(0x47, "gfx1102", 110002, NoXnack, false, Some(F::Gfx11)),
+    p(0x48, "gfx1200", 120000, NoXnack, false, Some(F::Gfx12)),
+    p(0x49, "gfx1250", 120500, AnyOnly, true, Some(F::Gfx12_5)),
+    p(0x4a, "gfx1151", 110501, NoXnack, false, Some(F::Gfx11)),
+    p(0x4b, "gfx941", 90401, OnOff, true, Some(F::Gfx9_4)),
+    p(0x4c, "gfx942", 90402, OnOff, true, Some(F::Gfx9_4)),
+    p(0x4e, "gfx1201", 120001, NoXnack, false, Some(F::Gfx12)),
+    p(0x4f, "gfx950", 90500, OnOff, true, Some(F::Gfx9_4)),
+    p(0x50, "gfx1310", 130100, NoXnack, false, Some(F::Gfx13)),
+    g(0x51, "gfx9-generic", OnOff, false, F::Gfx9),
+    g(0x52, "gfx10-1-generic", OnOff, false, F::Gfx10_1),
+    g(0x53, "gfx10-3-generic", NoXnack, false, F::Gfx10_3),
+    g(0x54, "gfx11-generic", NoXnack, false, F::Gfx11),
+    p(0x55, "gfx1152", 110502, NoXnack, false, Some(F::Gfx11)),
+    p(0x57, "gfx1154", 110504, NoXnack, false, Some(F::Gfx11)),
+    p(0x58, "gfx1153", 110503, NoXnack, false, Some(F::Gfx11)),
+    g(0x59, "gfx12-generic", NoXnack, false, F::Gfx12),
+    p(0x5a, "gfx1251", 120501, AnyOnly, true, Some(F::Gfx12_5)),
+    g(0x5b, "gfx12-5-generic", AnyOnly, false, F::Gfx12_5),
+    p(0x5c, "gfx1172", 110702, NoXnack, false, Some(F::Gfx11_7)),
+    p(0x5d, "gfx1170", 110700, NoXnack, false, Some(F::Gfx11_7)),
+    p(0x5e, "gfx1171", 110701, NoXnack, false, Some(F::Gfx11_7)),
+    g(0x5f, "gfx9-4-generic", OnOff, true, F::Gfx9_4),
+    g(0x62, "gfx11-7-generic", NoXnack, false, F::Gfx11_7),
+    g(0x63, "gfx13-generic", NoXnack, false, F::Gfx13),
 ];
 
 /// The xnack or sramecc setting of a code object or an agent (AMDGPUUsage
@@ -403,10 +426,12 @@ impl EFlags {
         let processor = if mach == 0 {
             None
         } else {
-            Some(
-                Processor::from_mach(mach)
-                    .ok_or(Error::unsupported("unknown EF_AMDGPU_MACH processor", at))?,
-            )
+            // The number goes into the error: a processor newer than this
+            // table is reported as what it is, an unknown machine value.
+            Some(Processor::from_mach(mach).ok_or(Error::unsupported(
+                "unknown processor (not in this EF_AMDGPU_MACH table)",
+                Location::Value("e_flags EF_AMDGPU_MACH", mach as u64),
+            ))?)
         };
         let xs = processor.is_some_and(|p| p.xnack_supported);
         let ss = processor.is_some_and(|p| p.sramecc_supported);
@@ -415,9 +440,15 @@ impl EFlags {
             (false, true) => FeatureSetting::Off,
             (false, false) => FeatureSetting::Unsupported,
         };
+        // One v2/v3 bit cannot say `any`; a clear bit on a processor whose
+        // xnack is only ever `any` (gfx12.5) means just that.
+        let xnack_bit = |set: bool| match (set, processor.is_some_and(|p| p.xnack_on_off)) {
+            (false, false) if xs => FeatureSetting::Any,
+            (set, _) => bit(set, xs),
+        };
         let (xnack, sramecc, trap_handler, used) = match version {
             V::V2 | V::V3 => (
-                bit(raw & EF_AMDGPU_FEATURE_XNACK_V3 != 0, xs),
+                xnack_bit(raw & EF_AMDGPU_FEATURE_XNACK_V3 != 0),
                 bit(raw & EF_AMDGPU_FEATURE_SRAMECC_V3 != 0, ss),
                 false,
                 EF_AMDGPU_MACH | EF_AMDGPU_FEATURE_XNACK_V3 | EF_AMDGPU_FEATURE_SRAMECC_V3,
@@ -445,6 +476,13 @@ impl EFlags {
             if !xs && xnack != FeatureSetting::Unsupported {
                 return Err(Error::inconsistent(
                     "xnack setting on a processor without xnack",
+                    at,
+                ));
+            }
+            let fixed = matches!(xnack, FeatureSetting::On | FeatureSetting::Off);
+            if xs && fixed && !processor.is_some_and(|p| p.xnack_on_off) {
+                return Err(Error::inconsistent(
+                    "xnack fixed on or off on a processor whose xnack can only be any",
                     at,
                 ));
             }
@@ -560,5 +598,38 @@ mod tests {
         assert!(EFlags::decode(0x36 | 0x100, V::V5).is_err());
         assert!(EFlags::decode(0x2c | 0x400, V::V5).is_err());
         assert!(EFlags::decode(0x29 | 0x100, V::V2).is_err());
+    }
+
+    #[test]
+    fn gfx12_5_xnack_is_any_only() {
+        // LLVM main writes gfx1250 as 0x549: xnack any, sramecc any.
+        let f = EFlags::decode(0x549, V::V5).unwrap();
+        assert_eq!(f.processor.unwrap().name, "gfx1250");
+        assert_eq!(
+            (f.xnack, f.sramecc),
+            (FeatureSetting::Any, FeatureSetting::Any)
+        );
+        let f = EFlags::decode(0x0100_015b, V::V6).unwrap();
+        assert_eq!(f.processor.unwrap().name, "gfx12-5-generic");
+        assert_eq!(f.sramecc, FeatureSetting::Unsupported);
+        // xnack fixed on or off is refused with its own message.
+        let e = EFlags::decode(0x349, V::V5).unwrap_err();
+        assert!(e.what().contains("can only be any"), "{e}");
+        assert!(EFlags::decode(0x249, V::V5).is_err());
+        // sramecc on is fine on gfx1251.
+        assert_eq!(
+            EFlags::decode(0x5a | 0x100 | 0xc00, V::V5).unwrap().sramecc,
+            FeatureSetting::On
+        );
+    }
+
+    #[test]
+    fn unknown_machine_is_reported_with_its_number() {
+        let e = EFlags::decode(0x70 | 0x100, V::V5).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Unsupported);
+        assert_eq!(
+            e.location(),
+            crate::Location::Value("e_flags EF_AMDGPU_MACH", 0x70)
+        );
     }
 }

@@ -125,6 +125,13 @@ impl TargetId {
                     at,
                 ));
             }
+            if rank == 2 && !processor.xnack_on_off {
+                // LLVM rejects `gfx1250:xnack+`: gfx12.5's xnack is only `any`.
+                return Err(Error::inconsistent(
+                    "processor's xnack cannot be fixed on or off",
+                    at,
+                ));
+            }
             last = rank;
             *slot = setting;
             pos += feat.len();
@@ -345,6 +352,14 @@ mod tests {
                 .kind(),
             ErrorKind::Unsupported
         );
+        // gfx12.5 has xnack, but only as `any`; sramecc may be fixed.
+        assert_eq!(TargetId::parse("gfx1250").unwrap().xnack, Any);
+        assert_eq!(
+            TargetId::parse("gfx1250:xnack+").unwrap_err().kind(),
+            ErrorKind::Inconsistent
+        );
+        assert_eq!(TargetId::parse("gfx1251:sramecc-").unwrap().sramecc, Off);
+        assert!(TargetId::parse("gfx12-5-generic:sramecc+").is_err());
         assert!(TargetId::parse("").is_err());
         assert!(TargetId::parse("r600").is_err());
     }

@@ -5,8 +5,8 @@
 
 use loader_core::ErrorKind;
 use loader_core::bundle::{
-    BundleEntryId, CompressedBundle, CompressionMethod, Container, FatbinBundles, OffloadBundle,
-    hip_fatbin_section,
+    BundleEntry, BundleEntryId, CompressedBundle, CompressionMethod, Container, FatbinBundles,
+    OffloadBundle, hip_fatbin_section,
 };
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -61,10 +61,14 @@ fn bundler_unbundle(path: &Path, id: &str, dir: &Path) -> Vec<u8> {
 /// extracts from the same file.
 fn check_against_bundler(path: &Path, bundle: &OffloadBundle<'_>, align: u64) {
     let dir = tmpdir("unbundle");
-    let ours: BTreeSet<String> = bundle.entries().map(|e| e.id.to_string()).collect();
+    let entries: Vec<_> = bundle
+        .entries()
+        .map(|e| e.expect("every entry of a bundler-made bundle is good"))
+        .collect();
+    let ours: BTreeSet<String> = entries.iter().map(|e| e.id.to_string()).collect();
     assert_eq!(ours, bundler_list(path), "{}", path.display());
     assert_eq!(bundle.len() as usize, ours.len());
-    for e in bundle.entries() {
+    for e in entries {
         if e.parsed_id().kind == "host" {
             // The bundler cannot unbundle HIP's empty host entry; it is empty.
             assert!(e.data.is_empty());
@@ -112,6 +116,7 @@ fn corpus_bundle_matches_clang_offload_bundler() {
     assert_eq!(generic.parsed_id().processor(), "gfx11-generic");
     let host = bundle
         .entries()
+        .map(Result::unwrap)
         .find(|e| e.parsed_id().kind == "host")
         .unwrap();
     assert!(host.data.is_empty());
@@ -369,22 +374,39 @@ fn bundles_made_here_several_per_fatbin() {
 #[test]
 fn malformed_bundles_are_errors() {
     let data = std::fs::read(corpus("bundle/three-targets.bundle")).unwrap();
-    // Every truncation that cuts into the header table or an entry fails.
-    let table_end = {
-        let b = OffloadBundle::parse(&data).unwrap();
-        b.entries()
-            .map(|e| e.offset + e.data.len() as u64)
-            .max()
-            .unwrap() as usize
-    };
+    // Every truncation that cuts into the header table fails the bundle;
+    // one that cuts into a code object fails that entry, and only that one.
+    fn entries(d: &[u8]) -> loader_core::Result<Vec<loader_core::Result<BundleEntry<'_>>>> {
+        OffloadBundle::parse(d).map(|b| b.entries().collect())
+    }
+    let good = entries(&data).unwrap();
+    let table_end = good
+        .iter()
+        .map(|e| e.as_ref().unwrap())
+        .map(|e| e.offset + e.data.len() as u64)
+        .max()
+        .unwrap() as usize;
     for len in 0..table_end {
         if len > 4096 && len % 64 != 0 {
             continue; // past the header table only the code-object ends matter
         }
-        assert!(
-            OffloadBundle::parse(&data[..len]).is_err(),
-            "prefix {len} accepted"
-        );
+        let Ok(cut) = entries(&data[..len]) else {
+            continue;
+        };
+        assert_eq!(cut.len(), good.len(), "prefix {len}: one result per entry");
+        let mut failed = 0;
+        for (c, g) in cut.iter().zip(&good) {
+            let g = g.as_ref().unwrap();
+            match c {
+                Ok(c) => assert_eq!(c, g, "prefix {len}: a whole entry changed"),
+                Err(e) => {
+                    assert!(g.offset + g.data.len() as u64 > len as u64, "prefix {len}");
+                    assert_eq!(e.kind(), ErrorKind::OutOfBounds, "prefix {len}: {e}");
+                    failed += 1;
+                }
+            }
+        }
+        assert!(failed > 0, "prefix {len} accepted whole");
     }
     let mut bad = data.clone();
     bad[24..32].copy_from_slice(&u64::MAX.to_le_bytes());
@@ -392,26 +414,31 @@ fn malformed_bundles_are_errors() {
         OffloadBundle::parse(&bad).unwrap_err().kind(),
         ErrorKind::LimitExceeded
     );
+    // A code object outside the bundle is that entry's error; the three
+    // other entries are read as before.
     let mut bad = data.clone();
     bad[32..40].copy_from_slice(&(u64::MAX - 8).to_le_bytes()); // entry 0 offset
-    let e = OffloadBundle::parse(&bad).unwrap_err();
+    let got = entries(&bad).unwrap();
+    assert_eq!(got.len(), 4);
+    let e = got[0].as_ref().unwrap_err();
     assert_eq!(e.kind(), ErrorKind::OutOfBounds);
     assert_eq!(
         e.to_string(),
         "bundle entry 0 at offset 0x20: code object runs past the end of the bundle"
     );
+    assert_eq!(&got[1..], &good[1..]);
     let mut bad = data.clone();
     bad[48..56].copy_from_slice(&u64::MAX.to_le_bytes()); // entry 0 id length
     assert_eq!(
         OffloadBundle::parse(&bad).unwrap_err().kind(),
-        ErrorKind::OutOfBounds
+        ErrorKind::OutOfBounds,
+        "an id past the end damages the table: entry 1 cannot be found"
     );
     let mut bad = data.clone();
     bad[56] = 0xff; // entry 0 id byte
-    assert_eq!(
-        OffloadBundle::parse(&bad).unwrap_err().kind(),
-        ErrorKind::Malformed
-    );
+    let got = entries(&bad).unwrap();
+    assert_eq!(got[0].as_ref().unwrap_err().kind(), ErrorKind::Malformed);
+    assert_eq!(&got[1..], &good[1..]);
     assert_eq!(
         Container::parse(b"MZ\x90\0").unwrap_err().kind(),
         ErrorKind::Malformed
@@ -503,7 +530,11 @@ fn rocrand_hip_fatbin() {
             }
             Container::Elf(_) => panic!("an ELF file inside .hip_fatbin"),
         };
-        for e in bundle.entries().filter(|e| !e.data.is_empty()) {
+        for e in bundle
+            .entries()
+            .map(Result::unwrap)
+            .filter(|e| !e.data.is_empty())
+        {
             let line = entries
                 .lines()
                 .find(|l| l.split_whitespace().nth(1) == Some(e.id))

@@ -78,7 +78,11 @@ fn all_objects() -> Vec<(String, Vec<u8>)> {
     for b in files_in(&manifest().join("corpus/bundle"), "bundle") {
         let data = std::fs::read(&b).unwrap();
         if let Ok(Container::Bundle(bundle)) = Container::parse(&data) {
-            for e in bundle.entries().filter(|e| !e.data.is_empty()) {
+            for e in bundle
+                .entries()
+                .map(|e| e.unwrap())
+                .filter(|e| !e.data.is_empty())
+            {
                 v.push((format!("{}#{}", b.display(), e.id), e.data.to_vec()));
             }
         }

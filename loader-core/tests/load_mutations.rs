@@ -107,6 +107,7 @@ fn mutated_bundles_never_panic() {
                 Ok(Container::Bundle(b)) => {
                     let _ = b
                         .entries()
+                        .filter_map(Result::ok)
                         .map(|e| e.parsed_id().target_id.len())
                         .sum::<usize>();
                     let _ = b.find_target("gfx1030");

@@ -173,6 +173,7 @@ fn walk_bundles(data: &[u8]) -> u64 {
     match Container::parse(data).unwrap() {
         Container::Bundle(b) => {
             for e in b.entries() {
+                let e = e.expect("corpus bundle entry");
                 sum += e.data.len() as u64 + e.parsed_id().target_id.len() as u64;
             }
             sum += b.find_target("gfx1030").map_or(0, |e| e.offset);

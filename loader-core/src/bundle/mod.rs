@@ -29,6 +29,7 @@
 //!     let Some(section) = hip_fatbin_section(host_elf)? else { return Ok(None) };
 //!     for bundle in FatbinBundles::new(section) {
 //!         if let (_, Container::Bundle(b)) = bundle? {
+//!             // `find_target` skips entries that are bad on their own.
 //!             if let Some(entry) = b.find_target(target_id) {
 //!                 return Ok(Some(entry.data));
 //!             }
@@ -141,58 +142,74 @@ fn at_entry(what: &'static str, i: u32, offset: usize) -> Error {
     Error::out_of_bounds(what, Location::ItemOffset("bundle entry", i, offset as u64))
 }
 
-/// Reads the entry at `pos`; returns it and the position of the next.
-fn read_entry(data: &[u8], pos: usize, i: u32) -> Result<(BundleEntry<'_>, usize, u64)> {
-    let offset = u64_at(data, pos).ok_or(at_entry(
-        "entry record runs past the end of the bundle",
-        i,
-        pos,
-    ))?;
-    let size = u64_at(data, pos + 8).ok_or(at_entry(
-        "entry record runs past the end of the bundle",
-        i,
-        pos,
-    ))?;
-    let id_len = u64_at(data, pos + 16).ok_or(at_entry(
-        "entry record runs past the end of the bundle",
-        i,
-        pos,
-    ))?;
+/// One record of the entry table, as read: the table's structure only.
+struct Record<'a> {
+    /// Where the record starts.
+    pos: usize,
+    offset: u64,
+    size: u64,
+    id: &'a [u8],
+}
+
+/// Reads the record at `pos`; returns it and the position of the next. A
+/// failure here damages the table itself: no later record can be found.
+fn read_record(data: &[u8], pos: usize, i: u32) -> Result<(Record<'_>, usize)> {
+    let short = || at_entry("entry record runs past the end of the bundle", i, pos);
+    let offset = u64_at(data, pos).ok_or_else(short)?;
+    let size = u64_at(data, pos + 8).ok_or_else(short)?;
+    let id_len = u64_at(data, pos + 16).ok_or_else(short)?;
     let id_at = pos + ENTRY_MIN_SIZE;
     let id = slice(data, id_at as u64, id_len).ok_or(at_entry(
         "entry id runs past the end of the bundle",
         i,
         id_at,
     ))?;
-    let id = core::str::from_utf8(id).map_err(|_| {
-        Error::malformed(
-            "entry id is not UTF-8",
-            Location::ItemOffset("bundle entry", i, id_at as u64),
-        )
-    })?;
-    let code = slice(data, offset, size).ok_or(at_entry(
-        "code object runs past the end of the bundle",
-        i,
-        pos,
-    ))?;
     // id_len fits: `slice` checked id_at + id_len <= data.len().
     let next = id_at + id_len as usize;
-    let end = offset + size; // checked by `slice`
     Ok((
-        BundleEntry {
-            index: i,
-            id,
+        Record {
+            pos,
             offset,
-            data: code,
+            size,
+            id,
         },
         next,
-        end,
     ))
 }
 
+/// The entry a record describes, or what is wrong with it alone (an id
+/// that is not UTF-8, a code object outside the bundle): the other entries
+/// are not affected.
+fn entry_of<'a>(data: &'a [u8], r: &Record<'a>, i: u32) -> Result<BundleEntry<'a>> {
+    let id_at = (r.pos + ENTRY_MIN_SIZE) as u64;
+    let id = core::str::from_utf8(r.id).map_err(|_| {
+        Error::malformed(
+            "entry id is not UTF-8",
+            Location::ItemOffset("bundle entry", i, id_at),
+        )
+    })?;
+    let code = slice(data, r.offset, r.size).ok_or(at_entry(
+        "code object runs past the end of the bundle",
+        i,
+        r.pos,
+    ))?;
+    Ok(BundleEntry {
+        index: i,
+        id,
+        offset: r.offset,
+        data: code,
+    })
+}
+
 impl<'a> OffloadBundle<'a> {
-    /// Parses and checks a bundle that starts at `data[0]`; `data` may extend
-    /// past the bundle's end (as in a `.hip_fatbin` section).
+    /// Parses a bundle that starts at `data[0]`; `data` may extend past the
+    /// bundle's end (as in a `.hip_fatbin` section).
+    ///
+    /// The header and the entry table must be whole (each record and its id
+    /// inside the input), since a record is found only after the previous
+    /// one. What an entry points to is checked per entry, when
+    /// [`entries`](Self::entries) yields it: one bad entry does not hide the
+    /// others.
     pub fn parse(data: &'a [u8]) -> Result<Self> {
         if data.len() < OFFLOAD_BUNDLE_MAGIC.len() || data[..24] != *OFFLOAD_BUNDLE_MAGIC {
             return Err(Error::malformed(
@@ -220,9 +237,15 @@ impl<'a> OffloadBundle<'a> {
         let mut pos = HEADER_SIZE;
         let mut size = HEADER_SIZE as u64;
         for i in 0..count {
-            let (_, next, end) = read_entry(data, pos, i)?;
+            let (record, next) = read_record(data, pos, i)?;
             pos = next;
-            size = size.max(end).max(pos as u64);
+            size = size.max(pos as u64);
+            // A bad entry's code object does not count toward the size.
+            if let Some(end) = record.offset.checked_add(record.size) {
+                if end <= data.len() as u64 {
+                    size = size.max(end);
+                }
+            }
         }
         trace!("bundle: {} entries, {} bytes", count, size);
         Ok(Self { data, count, size })
@@ -244,7 +267,8 @@ impl<'a> OffloadBundle<'a> {
         self.size
     }
 
-    /// The entries, in table order.
+    /// The entries, in table order: exactly [`len`](Self::len) results, each
+    /// the entry or what is wrong with it.
     pub fn entries(&self) -> BundleEntries<'a> {
         BundleEntries {
             data: self.data,
@@ -254,22 +278,22 @@ impl<'a> OffloadBundle<'a> {
         }
     }
 
-    /// The entry whose id is exactly `id`.
+    /// The good entry whose id is exactly `id`.
     pub fn find(&self, id: &str) -> Option<BundleEntry<'a>> {
-        self.entries().find(|e| e.id == id)
+        self.entries().filter_map(Result::ok).find(|e| e.id == id)
     }
 
-    /// The AMDGPU HSA entry whose target id is exactly `target_id`
+    /// The good AMDGPU HSA entry whose target id is exactly `target_id`
     /// (`gfx90a:xnack-`), whatever its offload kind.
     pub fn find_target(&self, target_id: &str) -> Option<BundleEntry<'a>> {
-        self.entries().find(|e| {
+        self.entries().filter_map(Result::ok).find(|e| {
             let id = e.parsed_id();
             id.is_amdhsa() && id.target_id == target_id
         })
     }
 }
 
-/// Iterator over the entries of a checked [`OffloadBundle`].
+/// Iterator over the entries of an [`OffloadBundle`]: one result per entry.
 #[derive(Clone, Debug)]
 pub struct BundleEntries<'a> {
     data: &'a [u8],
@@ -279,23 +303,24 @@ pub struct BundleEntries<'a> {
 }
 
 impl<'a> Iterator for BundleEntries<'a> {
-    type Item = BundleEntry<'a>;
+    type Item = Result<BundleEntry<'a>>;
 
-    fn next(&mut self) -> Option<BundleEntry<'a>> {
+    fn next(&mut self) -> Option<Self::Item> {
         if self.next >= self.count {
             return None;
         }
-        // The bundle was checked when parsed; a failure here cannot happen,
-        // but ends the iteration rather than panicking.
-        match read_entry(self.data, self.pos, self.next) {
-            Ok((entry, next, _)) => {
+        let i = self.next;
+        match read_record(self.data, self.pos, i) {
+            Ok((record, next)) => {
                 self.pos = next;
                 self.next += 1;
-                Some(entry)
+                Some(entry_of(self.data, &record, i))
             }
-            Err(_) => {
+            // The table was checked when parsed, so this cannot happen; if it
+            // did, no later record could be found.
+            Err(e) => {
                 self.next = self.count;
-                None
+                Some(Err(e))
             }
         }
     }

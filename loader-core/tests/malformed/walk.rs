@@ -338,7 +338,17 @@ fn compressed_header(c: &CompressedBundle<'_>, seen: &mut Seen) {
 }
 
 fn entries(b: &OffloadBundle<'_>, seen: &mut Seen) -> Result<()> {
+    // One bad entry does not stop the walk: every entry is visited, and the
+    // first entry error is the result.
+    let mut first_error = None;
     for entry in b.entries() {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                first_error.get_or_insert(e);
+                continue;
+            }
+        };
         seen.items += 1;
         let id = entry.parsed_id();
         core::hint::black_box((id.kind, id.triple, id.target_id, id.processor()));
@@ -354,7 +364,7 @@ fn entries(b: &OffloadBundle<'_>, seen: &mut Seen) -> Result<()> {
             core::hint::black_box(b.find_target(id.target_id));
         }
     }
-    Ok(())
+    first_error.map_or(Ok(()), Err)
 }
 
 /// Decompresses a compressed bundle into `scratch` (when it fits) and walks
