@@ -35,5 +35,6 @@ ensure_packages() {
 # - linux-libc-dev: linux/kfd_ioctl.h for the KFD ABI test;
 # - gcc: the C compiler for those probes;
 # - clang-19, lld-19, llvm-19: build and decode real AMDGPU code objects;
-# - libamd-comgr-dev: ROCm's amd_comgr, the metadata benchmark's reference.
-TEST_PACKAGES=(gcc libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev)
+# - libamd-comgr-dev: ROCm's amd_comgr, the metadata benchmark's reference;
+# - python3: a second, outside JSON parser for `hsa topology --json`.
+TEST_PACKAGES=(gcc libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3)

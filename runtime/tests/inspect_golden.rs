@@ -3,7 +3,12 @@
 //! every code object and bundle, the JSON metadata against what
 //! `llvm-readelf-19 --notes` prints, and one-line errors for bad files.
 //! Re-bless the golden files after an intended change of the output with
-//! `BLESS=1 cargo test -p runtime --test inspect_golden`.
+//! `BLESS=1 cargo test -p runtime --test inspect_golden` (that run fails on
+//! purpose), then run it again without `BLESS`.
+
+#[path = "support/golden.rs"]
+mod golden;
+use golden::Golden;
 
 // The reader of llvm-readelf's YAML shared with the loader differential
 // tests in the `tests` crate.
@@ -44,30 +49,8 @@ fn inspect_ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 output")
 }
 
-fn check_golden(name: &str, actual: &str) {
-    let file = manifest_dir().join("tests/inspect_golden").join(name);
-    if std::env::var_os("BLESS").is_some() {
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(&file, actual).expect("write golden file");
-        return;
-    }
-    let expected = std::fs::read_to_string(&file)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with BLESS=1 to create it)", file.display()));
-    if expected != actual {
-        let line = expected
-            .lines()
-            .zip(actual.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
-        panic!(
-            "{} differs from the output at line {}:\n  golden: {:?}\n  actual: {:?}\n\
-             (re-bless with BLESS=1 if the change is intended)",
-            file.display(),
-            line + 1,
-            expected.lines().nth(line),
-            actual.lines().nth(line)
-        );
-    }
+fn golden_file(name: &str) -> PathBuf {
+    manifest_dir().join("tests/inspect_golden").join(name)
 }
 
 /// Text reports: a code object per interesting shape, and a HIP host
@@ -90,17 +73,21 @@ const TEXT_CASES: &[(&str, &str)] = &[
 
 #[test]
 fn text_reports_match_golden_files() {
-    for (input, golden) in TEXT_CASES {
-        check_golden(golden, &inspect_ok(&[&corpus(input)]));
+    let mut golden = Golden::default();
+    for (input, file) in TEXT_CASES {
+        golden.check(&golden_file(file), &inspect_ok(&[&corpus(input)]));
     }
+    golden.finish();
 }
 
 #[test]
 fn json_report_matches_golden_file() {
-    check_golden(
-        "gfx90a-v5.json",
+    let mut golden = Golden::default();
+    golden.check(
+        &golden_file("gfx90a-v5.json"),
         &inspect_ok(&[&corpus("co/gfx90a-v5.co"), "--json"]),
     );
+    golden.finish();
 }
 
 #[test]
@@ -502,7 +489,9 @@ fn bad_files_get_one_line_saying_what_and_where() {
             }
         }
     }
-    check_golden("errors.txt", &transcript);
+    let mut golden = Golden::default();
+    golden.check(&golden_file("errors.txt"), &transcript);
+    golden.finish();
 }
 
 #[test]
@@ -514,7 +503,13 @@ fn usage_errors_exit_2() {
     ] {
         let out = hsa(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains("usage: hsa inspect FILE [--json]"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(
+            err.contains("Usage: hsa inspect FILE [--json]"),
+            "{args:?}: {err}"
+        );
+        assert!(out.stdout.is_empty());
     }
     let out = hsa(&["inspect", "/nonexistent/file.co"]);
     assert_eq!(out.status.code(), Some(1));
@@ -524,10 +519,28 @@ fn usage_errors_exit_2() {
     );
 }
 
+/// Runs an LLVM 19 tool, which must succeed; returns its standard output.
+fn llvm_tool(tool: &str, args: &[&str]) -> String {
+    let out = Command::new(tool)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{tool}: {e} (scripts/test installs llvm-19 and clang-19)"));
+    assert!(
+        out.status.success(),
+        "{tool} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 tool output")
+}
+
 #[test]
 fn rocrand_library_is_inspected_with_every_code_object() {
-    // A real HIP library (scripts/fetch-rocrand downloads it): its
-    // .hip_fatbin bundle holds a host entry and 7 device code objects.
+    // A real HIP library (scripts/fetch-rocrand downloads it). What it holds
+    // is taken from LLVM's tools, not from `hsa inspect`: the bundle entries
+    // clang-offload-bundler-19 lists in its .hip_fatbin (as
+    // llvm-objcopy-19 cuts it out), and per entry the kernel descriptors
+    // (`.kd` OBJECT symbols) llvm-readelf-19 finds in what the bundler
+    // unbundles. `hsa inspect` must list exactly those, each decoded.
     let dir = std::env::var_os("ROCRAND_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest_dir().join("../target/rocrand"));
@@ -537,7 +550,56 @@ fn rocrand_library_is_inspected_with_every_code_object() {
         "{} is missing: run scripts/fetch-rocrand (scripts/test does)",
         so.display()
     );
-    let text = inspect_ok(&[so.to_str().unwrap(), "--json"]);
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rocrand-llvm");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let fatbin = tmp.join("hip_fatbin.bin");
+    let so_arg = so.to_str().unwrap();
+    llvm_tool(
+        "llvm-objcopy-19",
+        &[
+            &format!("--dump-section=.hip_fatbin={}", fatbin.display()),
+            so_arg,
+            "/dev/null",
+        ],
+    );
+    let fatbin_arg = format!("--input={}", fatbin.display());
+    let listed = llvm_tool(
+        "clang-offload-bundler-19",
+        &["--list", "--type=o", &fatbin_arg],
+    );
+    let mut expected: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for id in listed.lines().filter(|id| !id.starts_with("host-")) {
+        let co = tmp.join("entry.co");
+        llvm_tool(
+            "clang-offload-bundler-19",
+            &[
+                "--unbundle",
+                "--type=o",
+                &fatbin_arg,
+                &format!("--targets={id}"),
+                &format!("--output={}", co.display()),
+            ],
+        );
+        let syms = llvm_tool(
+            "llvm-readelf-19",
+            &["--dyn-syms", "--wide", co.to_str().unwrap()],
+        );
+        let mut kds: Vec<String> = syms
+            .lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                (f.len() == 8 && f[3] == "OBJECT" && f[7].ends_with(".kd")).then(|| f[7].to_owned())
+            })
+            .collect();
+        kds.sort();
+        expected.insert(id.to_owned(), kds);
+    }
+    assert!(
+        !expected.is_empty(),
+        "clang-offload-bundler-19 listed no device entry"
+    );
+
+    let text = inspect_ok(&[so_arg, "--json"]);
     let json = parse_json(&text).expect("valid JSON");
     let Json::Object(top) = json else {
         panic!("not an object")
@@ -545,8 +607,7 @@ fn rocrand_library_is_inspected_with_every_code_object() {
     let Some((_, Json::Array(bundles))) = top.iter().find(|(k, _)| k == "bundles") else {
         panic!("no bundles")
     };
-    let mut code_objects = 0;
-    let mut kernels = 0;
+    let mut ours: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     for b in bundles {
         let Json::Object(b) = b else { panic!() };
         let Some((_, Json::Array(entries))) = b.iter().find(|(k, _)| k == "entries") else {
@@ -554,24 +615,43 @@ fn rocrand_library_is_inspected_with_every_code_object() {
         };
         for e in entries {
             let Json::Object(e) = e else { panic!() };
-            if let Some((_, Json::Object(co))) = e.iter().find(|(k, _)| k == "code_object") {
-                code_objects += 1;
-                let Some((_, Json::Array(kds))) =
-                    co.iter().find(|(k, _)| k == "kernel_descriptors")
-                else {
+            assert!(!e.iter().any(|(k, _)| k == "error"), "entry failed: {e:?}");
+            let Some((_, Json::Object(co))) = e.iter().find(|(k, _)| k == "code_object") else {
+                continue;
+            };
+            let Some((_, Json::String(id))) = e.iter().find(|(k, _)| k == "id") else {
+                panic!("entry without id: {e:?}")
+            };
+            let Some((_, Json::Array(kds))) = co.iter().find(|(k, _)| k == "kernel_descriptors")
+            else {
+                panic!()
+            };
+            let mut names = Vec::new();
+            for kd in kds {
+                let Json::Object(kd) = kd else { panic!() };
+                assert!(
+                    kd.iter().any(|(k, _)| k == "directives"),
+                    "descriptor not decoded: {kd:?}"
+                );
+                let Some((_, Json::String(symbol))) = kd.iter().find(|(k, _)| k == "symbol") else {
                     panic!()
                 };
-                for kd in kds {
-                    let Json::Object(kd) = kd else { panic!() };
-                    assert!(
-                        kd.iter().any(|(k, _)| k == "directives"),
-                        "descriptor not decoded: {kd:?}"
-                    );
-                    kernels += 1;
-                }
+                names.push(symbol.clone());
             }
+            names.sort();
+            assert!(ours.insert(id.clone(), names).is_none(), "{id} twice");
         }
     }
-    assert_eq!(code_objects, 7);
-    assert_eq!(kernels, 560);
+    assert_eq!(
+        ours.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>(),
+        "code objects: hsa inspect vs clang-offload-bundler-19 --list"
+    );
+    for (id, kds) in &expected {
+        assert_eq!(
+            &ours[id], kds,
+            "{id}: kernel descriptors vs llvm-readelf-19"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -1,6 +1,11 @@
 //! Golden-output tests of `hsa topology` over the fixture trees in
 //! `kfd/fixtures/`. Re-bless after an intended change of the output with
-//! `BLESS=1 cargo test -p runtime --test topology_golden`.
+//! `BLESS=1 cargo test -p runtime --test topology_golden` (that run fails on
+//! purpose), then run it again without `BLESS`.
+
+#[path = "support/golden.rs"]
+mod golden;
+use golden::Golden;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -29,38 +34,9 @@ fn fixture_arg(name: &str) -> String {
     format!("../kfd/fixtures/{name}/topology")
 }
 
-fn check_golden(file: &Path, actual: &str) {
-    if std::env::var_os("BLESS").is_some() {
-        std::fs::write(file, actual).expect("write golden file");
-        return;
-    }
-    let expected = std::fs::read_to_string(file)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with BLESS=1 to create it)", file.display()));
-    if expected != actual {
-        // Show where the first difference is, with a little context (the
-        // JSON documents are one long line).
-        let at = expected
-            .bytes()
-            .zip(actual.bytes())
-            .position(|(a, b)| a != b)
-            .unwrap_or_else(|| expected.len().min(actual.len()));
-        let line = expected.get(..at).map_or(0, |s| s.matches('\n').count()) + 1;
-        let window = |s: &str| {
-            let start = at.saturating_sub(60);
-            let end = (at + 60).min(s.len());
-            s.get(start..end).unwrap_or("").to_owned()
-        };
-        panic!(
-            "{} differs from the output at line {line} (byte {at}):\n  golden: {:?}\n  actual: {:?}\n(re-bless with BLESS=1 if the change is intended)",
-            file.display(),
-            window(&expected),
-            window(actual)
-        );
-    }
-}
-
 #[test]
 fn text_output_matches_golden_files() {
+    let mut golden = Golden::default();
     for name in FIXTURES {
         let out = hsa(&["topology", "--sysfs", &fixture_arg(name)]);
         assert!(
@@ -70,15 +46,17 @@ fn text_output_matches_golden_files() {
         );
         assert!(out.stderr.is_empty());
         let text = String::from_utf8(out.stdout).unwrap();
-        check_golden(
+        golden.check(
             &manifest_dir().join(format!("tests/golden/topology/{name}.txt")),
             &text,
         );
     }
+    golden.finish();
 }
 
 #[test]
 fn json_output_matches_golden_files_and_is_valid_json() {
+    let mut golden = Golden::default();
     for name in FIXTURES {
         let out = hsa(&["topology", "--sysfs", &fixture_arg(name), "--json"]);
         assert!(
@@ -90,27 +68,28 @@ fn json_output_matches_golden_files_and_is_valid_json() {
         json_check::document(&text)
             .unwrap_or_else(|at| panic!("{name}: invalid JSON at byte {at}"));
         python_json_tool(name, &text);
-        check_golden(
+        golden.check(
             &manifest_dir().join(format!("tests/golden/topology/{name}.json")),
             &text,
         );
     }
+    golden.finish();
 }
 
-/// Also has Python's `json` module parse the document, when python3 is
-/// installed (the in-test checker runs always).
+/// Also has Python's `json` module parse the document: a second, outside
+/// parser. python3 is one of the test packages (`scripts/lib.sh`), so its
+/// absence fails the test rather than skipping the check.
 fn python_json_tool(name: &str, text: &str) {
     use std::io::Write as _;
-    let Ok(mut child) = Command::new("python3")
+    let mut child = Command::new("python3")
         .args(["-m", "json.tool"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
-    else {
-        eprintln!("python3 not found: JSON checked by the in-test parser only");
-        return;
-    };
+        .unwrap_or_else(|e| {
+            panic!("python3 -m json.tool: {e} (install python3: scripts/test installs the test packages)")
+        });
     child
         .stdin
         .take()
@@ -132,7 +111,7 @@ fn missing_topology_is_one_line_and_exit_1() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(
         err,
-        "hsa: no KFD topology at /nonexistent/topology (no generation_id there)\n"
+        "hsa: no KFD topology at /nonexistent/topology (no generation_id there, nor in its topology/)\n"
     );
     assert!(out.stdout.is_empty());
 }
@@ -162,15 +141,56 @@ fn malformed_file_names_file_and_line() {
 
 #[test]
 fn usage_errors_exit_2() {
-    for args in [&["topology", "--sysfs"][..], &["topology", "--frobnicate"]] {
+    for args in [
+        &["topology", "--sysfs"][..],
+        &["topology", "--frobnicate"],
+        &["topology", "extra-argument"],
+    ] {
         let out = hsa(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        // clap names the problem and points to the usage or to `--help`.
         assert!(
-            String::from_utf8(out.stderr)
+            err.contains("Usage: hsa topology [--sysfs DIR] [--json]")
+                || err.contains("For more information, try '--help'."),
+            "{args:?}: {err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn sysfs_takes_the_topology_directory_or_the_folder_holding_it() {
+    // README: `hsa topology --sysfs kfd/fixtures/mi250x`.
+    for name in FIXTURES {
+        let nested = hsa(&["topology", "--sysfs", &fixture_arg(name), "--json"]);
+        let parent = hsa(&[
+            "topology",
+            "--sysfs",
+            &format!("../kfd/fixtures/{name}"),
+            "--json",
+        ]);
+        assert!(nested.status.success() && parent.status.success(), "{name}");
+        assert_eq!(nested.stdout, parent.stdout, "{name}");
+        // The text report names the directory it read.
+        let text = hsa(&["topology", "--sysfs", &format!("../kfd/fixtures/{name}")]);
+        assert!(
+            String::from_utf8(text.stdout)
                 .unwrap()
-                .starts_with("hsa topology: ")
+                .starts_with(&format!(
+                    "KFD topology at ../kfd/fixtures/{name}/topology: "
+                )),
+            "{name}"
         );
     }
+    // A folder with neither is still an error that says so.
+    let out = hsa(&["topology", "--sysfs", "../kfd/fixtures"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "hsa: no KFD topology at ../kfd/fixtures (no generation_id there, nor in its topology/)\n"
+    );
 }
 
 fn copy_tree(from: &Path, to: &Path) {

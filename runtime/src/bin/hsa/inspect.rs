@@ -7,11 +7,17 @@
 //! code object its ELF identification, the `NT_AMDGPU_METADATA` map with
 //! exactly the MessagePack keys (`amdhsa.version`, `amdhsa.kernels`,
 //! `.name`, `.args`, ...) and the kernel descriptors as the `.amdhsa_*`
-//! directives `llvm-objdump` prints. A bad file is one line on standard
-//! error saying what is wrong and where.
+//! directives `llvm-objdump` prints.
+//!
+//! Every bundle entry is listed, each with what it holds or with its own
+//! error (`"error"` in JSON): one bad entry never hides the others. The exit
+//! status is 1 when any entry or bundle failed (with a count on standard
+//! error), 0 otherwise. A file that cannot be read at all is one line on
+//! standard error saying what is wrong and where, and exit status 1.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use loader_core::bundle::{
@@ -20,10 +26,11 @@ use loader_core::bundle::{
 use loader_core::elf::{ElfFile, OsAbi};
 use loader_core::kernel_descriptor::{GpuFamily, KernelDescriptor};
 use loader_core::metadata::{Kernel, Metadata};
-use loader_core::msgpack::{self, Value};
+use loader_core::msgpack;
 use loader_core::target::TargetId;
+use serde::{Serialize, Serializer};
 
-const USAGE: &str = "usage: hsa inspect FILE [--json]";
+use crate::json;
 
 /// `e_machine` of AMDGPU code objects (`EM_AMDGPU`).
 const EM_AMDGPU: u16 = 224;
@@ -34,29 +41,27 @@ const STT_OBJECT: u8 = 1;
 /// Largest decompressed bundle accepted (its size is read from the input).
 const MAX_DECOMPRESSED: usize = 1 << 30;
 
-/// Runs the subcommand: exit 0 with the report on standard output, 1 with
-/// one line on standard error for a bad file, 2 on a usage error.
-pub fn main(args: &[String]) -> ExitCode {
-    let mut file = None;
-    let mut json = false;
-    for arg in args {
-        match arg.as_str() {
-            "--json" => json = true,
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return ExitCode::SUCCESS;
-            }
-            other if other.starts_with('-') => {
-                return usage_error(&format!("unknown option `{other}`"));
-            }
-            other if file.is_none() => file = Some(other),
-            other => return usage_error(&format!("unexpected argument `{other}`")),
-        }
-    }
-    let Some(file) = file else {
-        return usage_error("no FILE given");
-    };
-    let bytes = match std::fs::read(file) {
+/// Arguments of `hsa inspect`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A code object (.co/.hsaco), a clang offload bundle (plain or
+    /// compressed CCOB), or a host ELF (program, library, object) with a
+    /// .hip_fatbin section.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Print one JSON object instead of text (metadata with its exact
+    /// MessagePack keys; a failed entry has an "error" string).
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs the subcommand: the report on standard output; exit 0 when every
+/// part was decoded, 1 when an entry or bundle failed (the report still
+/// lists everything) or the file cannot be read at all (one line on
+/// standard error).
+pub fn run(args: &Args) -> ExitCode {
+    let file = args.file.display().to_string();
+    let bytes = match std::fs::read(&args.file) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("hsa: inspect {file}: cannot read: {e}");
@@ -67,32 +72,33 @@ pub fn main(args: &[String]) -> ExitCode {
         eprintln!("hsa: inspect {file}: empty file");
         return ExitCode::FAILURE;
     }
-    match inspect(&bytes) {
-        Ok(report) => {
-            let text = if json {
-                report.to_json(file)
-            } else {
-                report.to_text(file)
-            };
-            match std::io::stdout().lock().write_all(text.as_bytes()) {
-                // A closed pipe (`hsa inspect F | head`) is not an error.
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    eprintln!("hsa: inspect {file}: cannot write the report: {e}");
-                    ExitCode::FAILURE
-                }
-                _ => ExitCode::SUCCESS,
-            }
-        }
+    let report = match inspect(&bytes) {
+        Ok(r) => r,
         Err(e) => {
             eprintln!("hsa: inspect {file}: {e}");
-            ExitCode::FAILURE
+            return ExitCode::FAILURE;
         }
+    };
+    let written = if args.json {
+        json::print(&report.json(&file), false)
+    } else {
+        let text = report.to_text(&file);
+        match std::io::stdout().lock().write_all(text.as_bytes()) {
+            // A closed pipe (`hsa inspect F | head`) is not an error.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            other => other,
+        }
+    };
+    if let Err(e) = written {
+        eprintln!("hsa: inspect {file}: cannot write the report: {e}");
+        return ExitCode::FAILURE;
     }
-}
-
-fn usage_error(msg: &str) -> ExitCode {
-    eprintln!("hsa inspect: {msg}\n{USAGE}");
-    ExitCode::from(2)
+    let (failed, total) = report.failures();
+    if failed > 0 {
+        eprintln!("hsa: inspect {file}: {failed} of {total} bundle entries failed");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
 }
 
 /// What the file is, with everything decoded from it.
@@ -104,41 +110,119 @@ enum Report {
     HostFatbin(Vec<Bundle>),
 }
 
+#[derive(Serialize)]
 struct Bundle {
     /// Offset in the `.hip_fatbin` section (0 for a bundle file).
     offset: u64,
-    /// `(version, method, compressed size, uncompressed size)` of a `CCOB`.
-    compressed: Option<(u16, &'static str, usize, u64)>,
+    /// The `CCOB` header of a compressed bundle.
+    compressed: Option<Compressed>,
     entries: Vec<Entry>,
+    /// Why the bundle itself could not be read (a `.hip_fatbin` walk stops
+    /// there: nothing after it can be located).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
 }
 
-struct Entry {
-    id: String,
-    offset: u64,
+#[derive(Serialize)]
+struct Compressed {
+    version: u16,
+    method: &'static str,
     size: usize,
-    /// The decoded code object of an `amdgcn-amd-amdhsa` entry.
+    uncompressed_size: u64,
+}
+
+#[derive(Serialize)]
+struct Entry {
+    /// Position in the bundle's table.
+    #[serde(skip)]
+    index: u32,
+    /// `None` (JSON `null`) when the entry's own record is unreadable.
+    id: Option<String>,
+    offset: Option<u64>,
+    size: Option<usize>,
+    /// The decoded code object of a good `amdgcn-amd-amdhsa` entry.
     code_object: Option<CodeObject>,
+    /// Why this entry could not be read or decoded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+/// The whole report as serde sees it: `{"file", "kind", "code_object" |
+/// "bundles"}`.
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    file: &'a str,
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code_object: Option<&'a CodeObject>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bundles: Option<Vec<&'a Bundle>>,
 }
 
 /// A decoded kernel descriptor: `(.amdhsa_ directive, value, printed as a
 /// comment)` in `llvm-objdump`'s order.
 type DirectiveLines = Vec<(&'static str, u64, bool)>;
 
+#[derive(Serialize)]
 struct CodeObject {
+    target: String,
     os_abi: String,
+    #[serde(rename = "code_object_version")]
     version: Option<u32>,
     e_flags: u32,
-    target: String,
-    /// The metadata map rendered as JSON, and its typed summary.
-    metadata_json: Option<String>,
-    metadata: Option<MetadataSummary>,
-    descriptors: Vec<(String, Result<DirectiveLines, String>)>,
+    /// The metadata map as JSON, keys exactly as in the note.
+    #[serde(rename = "metadata")]
+    metadata_json: Option<serde_json::Value>,
     /// Entries of the `SHT_RELA` sections (`.rela.dyn`).
+    #[serde(rename = "dynamic_relocations")]
     relocations: u64,
-    /// Exported variables (`STT_OBJECT` in `.dynsym`, not `.kd`): name, size.
-    variables: Vec<(String, u64)>,
+    /// Exported variables (`STT_OBJECT` in `.dynsym`, not `.kd`).
+    variables: Vec<Variable>,
     /// Undefined dynamic symbols the loader must resolve.
+    #[serde(rename = "undefined_symbols")]
     undefined: Vec<String>,
+    #[serde(rename = "kernel_descriptors")]
+    descriptors: Vec<Descriptor>,
+    /// The typed summary the text report prints.
+    #[serde(skip)]
+    metadata: Option<MetadataSummary>,
+}
+
+#[derive(Serialize)]
+struct Variable {
+    name: String,
+    size: u64,
+}
+
+/// A `.kd` symbol and its decoded directives, or why they could not be.
+struct Descriptor {
+    symbol: String,
+    decoded: Result<DirectiveLines, String>,
+}
+
+impl Serialize for Descriptor {
+    /// `{"symbol", "directives": {...}, "comments": {...}}` in
+    /// `llvm-objdump`'s order, or `{"symbol", "error"}`.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("symbol", &self.symbol)?;
+        match &self.decoded {
+            Ok(lines) => {
+                let part = |comment: bool| -> serde_json::Map<String, serde_json::Value> {
+                    lines
+                        .iter()
+                        .filter(|(_, _, c)| *c == comment)
+                        .map(|(name, value, _)| ((*name).to_owned(), (*value).into()))
+                        .collect()
+                };
+                m.serialize_entry("directives", &part(false))?;
+                m.serialize_entry("comments", &part(true))?;
+            }
+            Err(e) => m.serialize_entry("error", e)?,
+        }
+        m.end()
+    }
 }
 
 struct MetadataSummary {
@@ -177,7 +261,10 @@ struct ArgSummary {
     qualifiers: Vec<&'static str>,
 }
 
-/// Decodes whatever `bytes` holds; the first error ends it, with where.
+/// Decodes whatever `bytes` holds. An error here means nothing could be
+/// listed (not a container, a bad code object, a bad lone bundle); errors
+/// of single bundle entries, and of a bundle inside `.hip_fatbin`, are kept
+/// in the report beside everything else.
 fn inspect(bytes: &[u8]) -> Result<Report, String> {
     match Container::parse(bytes).map_err(|e| e.to_string())? {
         Container::Elf(data) => {
@@ -195,11 +282,17 @@ fn inspect(bytes: &[u8]) -> Result<Report, String> {
                 })?;
             let mut bundles = Vec::new();
             for (i, item) in FatbinBundles::new(section).enumerate() {
-                let (offset, container) = item.map_err(|e| format!(".hip_fatbin: {e}"))?;
-                bundles.push(
-                    bundle(container, offset)
-                        .map_err(|e| format!(".hip_fatbin bundle {i}: {e}"))?,
-                );
+                let (offset, result) = match item {
+                    Ok((offset, container)) => (offset, bundle(container, offset)),
+                    // The walk stops after this: no later bundle can be found.
+                    Err(e) => (0, Err(e.to_string())),
+                };
+                bundles.push(result.unwrap_or_else(|e| Bundle {
+                    offset,
+                    compressed: None,
+                    entries: Vec::new(),
+                    error: Some(format!(".hip_fatbin bundle {i}: {e}")),
+                }));
             }
             if bundles.is_empty() {
                 return Err(".hip_fatbin: empty section, no bundle".into());
@@ -215,7 +308,8 @@ fn bundle(container: Container<'_>, offset: u64) -> Result<Bundle, String> {
         Container::Bundle(b) => Ok(Bundle {
             offset,
             compressed: None,
-            entries: entries(&b)?,
+            entries: entries(&b),
+            error: None,
         }),
         Container::Compressed(c) => compressed(&c, offset),
         Container::Elf(_) => Err("an ELF file where a bundle was expected".into()),
@@ -232,30 +326,49 @@ fn compressed(c: &CompressedBundle<'_>, offset: u64) -> Result<Bundle, String> {
         .map_or(c.header_size() + c.compressed_data().len(), |s| s as usize);
     Ok(Bundle {
         offset,
-        compressed: Some((c.version(), c.method().name(), size, c.uncompressed_size())),
-        entries: entries(&inner)?,
+        compressed: Some(Compressed {
+            version: c.version(),
+            method: c.method().name(),
+            size,
+            uncompressed_size: c.uncompressed_size(),
+        }),
+        entries: entries(&inner),
+        error: None,
     })
 }
 
-fn entries(b: &OffloadBundle<'_>) -> Result<Vec<Entry>, String> {
-    let mut out = Vec::new();
-    for entry in b.entries() {
-        let code_object = if entry.parsed_id().is_amdhsa() && !entry.data.is_empty() {
-            Some(
-                code_object(entry.data)
-                    .map_err(|e| format!("entry {} ({}): {e}", entry.index, entry.id))?,
-            )
-        } else {
-            None
-        };
-        out.push(Entry {
-            id: entry.id.to_owned(),
-            offset: entry.offset,
-            size: entry.data.len(),
-            code_object,
-        });
-    }
-    Ok(out)
+/// Every entry of `b`, each with its code object or its own error.
+fn entries(b: &OffloadBundle<'_>) -> Vec<Entry> {
+    b.entries()
+        .zip(0u32..)
+        .map(|(entry, index)| match entry {
+            Ok(entry) => {
+                let decoded = (entry.parsed_id().is_amdhsa() && !entry.data.is_empty())
+                    .then(|| code_object(entry.data));
+                let (code_object, error) = match decoded {
+                    Some(Ok(co)) => (Some(co), None),
+                    Some(Err(e)) => (None, Some(e)),
+                    None => (None, None),
+                };
+                Entry {
+                    index,
+                    id: Some(entry.id.to_owned()),
+                    offset: Some(entry.offset),
+                    size: Some(entry.data.len()),
+                    code_object,
+                    error,
+                }
+            }
+            Err(e) => Entry {
+                index,
+                id: None,
+                offset: None,
+                size: None,
+                code_object: None,
+                error: Some(e.to_string()),
+            },
+        })
+        .collect()
 }
 
 fn code_object(data: &[u8]) -> Result<CodeObject, String> {
@@ -273,9 +386,9 @@ fn code_object(data: &[u8]) -> Result<CodeObject, String> {
         if note.is_amdgpu_metadata() {
             let doc = msgpack::read_document(note.desc)
                 .map_err(|e| format!("metadata note {}: {e}", note.index))?;
-            let mut s = String::new();
-            value_json(&mut s, doc, 0).map_err(|e| format!("metadata note {}: {e}", note.index))?;
-            metadata_json = Some(s);
+            let value = json::from_msgpack(doc)
+                .map_err(|e| format!("metadata note {}: {e}", note.index))?;
+            metadata_json = Some(value);
             break;
         }
     }
@@ -302,7 +415,10 @@ fn code_object(data: &[u8]) -> Result<CodeObject, String> {
             family,
             version.unwrap_or(0),
         );
-        descriptors.push((name.to_owned(), decoded));
+        descriptors.push(Descriptor {
+            symbol: name.to_owned(),
+            decoded,
+        });
     }
     let mut variables = Vec::new();
     let mut undefined = Vec::new();
@@ -316,7 +432,10 @@ fn code_object(data: &[u8]) -> Result<CodeObject, String> {
             if sym.is_undefined() {
                 undefined.push(name.to_owned());
             } else if sym.kind() == STT_OBJECT && !name.ends_with(".kd") {
-                variables.push((name.to_owned(), sym.size()));
+                variables.push(Variable {
+                    name: name.to_owned(),
+                    size: sym.size(),
+                });
             }
         }
     }
@@ -432,6 +551,24 @@ fn kernel_summary(k: Kernel<'_>) -> Result<KernelSummary, String> {
 }
 
 impl Report {
+    /// `(failed, total)`: bundle entries (and whole bundles) that failed,
+    /// of all.
+    fn failures(&self) -> (usize, usize) {
+        let bundles: &[Bundle] = match self {
+            Report::CodeObject(_) => &[],
+            Report::Bundle(b) => std::slice::from_ref(b),
+            Report::HostFatbin(b) => b,
+        };
+        bundles.iter().fold((0, 0), |(failed, total), b| {
+            let bad = b.entries.iter().filter(|e| e.error.is_some()).count()
+                + usize::from(b.error.is_some());
+            (
+                failed + bad,
+                total + b.entries.len() + usize::from(b.error.is_some()),
+            )
+        })
+    }
+
     fn to_text(&self, file: &str) -> String {
         let mut out = String::new();
         match self {
@@ -450,6 +587,10 @@ impl Report {
                     bundles.len()
                 );
                 for (i, b) in bundles.iter().enumerate() {
+                    if let Some(e) = &b.error {
+                        let _ = writeln!(out, "  bundle {i}: error: {e}");
+                        continue;
+                    }
                     let _ = writeln!(out, "  bundle {i} at .hip_fatbin+{:#x}", b.offset);
                     b.text(&mut out, "    ");
                 }
@@ -458,87 +599,47 @@ impl Report {
         out
     }
 
-    fn to_json(&self, file: &str) -> String {
-        let mut out = String::from("{\n  \"file\": ");
-        json_string(&mut out, file);
-        match self {
-            Report::CodeObject(co) => {
-                out.push_str(",\n  \"kind\": \"code object\",\n  \"code_object\": ");
-                co.json(&mut out, 1);
-            }
-            Report::Bundle(b) => {
-                out.push_str(",\n  \"kind\": \"offload bundle\",\n  \"bundles\": [\n    ");
-                b.json(&mut out, 2);
-                out.push_str("\n  ]");
-            }
-            Report::HostFatbin(bundles) => {
-                out.push_str(",\n  \"kind\": \"host ELF with .hip_fatbin\",\n  \"bundles\": [");
-                for (i, b) in bundles.iter().enumerate() {
-                    out.push_str(if i == 0 { "\n    " } else { ",\n    " });
-                    b.json(&mut out, 2);
-                }
-                out.push_str("\n  ]");
-            }
+    fn json<'a>(&'a self, file: &'a str) -> JsonReport<'a> {
+        let (kind, code_object, bundles) = match self {
+            Report::CodeObject(co) => ("code object", Some(co), None),
+            Report::Bundle(b) => ("offload bundle", None, Some(vec![b])),
+            Report::HostFatbin(b) => ("host ELF with .hip_fatbin", None, Some(b.iter().collect())),
+        };
+        JsonReport {
+            file,
+            kind,
+            code_object,
+            bundles,
         }
-        out.push_str("\n}\n");
-        out
     }
 }
 
 impl Bundle {
     fn text(&self, out: &mut String, indent: &str) {
-        if let Some((version, method, size, uncompressed)) = self.compressed {
+        if let Some(c) = &self.compressed {
             let _ = writeln!(
                 out,
-                "{indent}compressed (CCOB v{version}, {method}): {size} bytes, {uncompressed} uncompressed"
+                "{indent}compressed (CCOB v{}, {}): {} bytes, {} uncompressed",
+                c.version, c.method, c.size, c.uncompressed_size
             );
         }
         let _ = writeln!(out, "{indent}{} entries", self.entries.len());
         for e in &self.entries {
-            let _ = writeln!(
-                out,
-                "{indent}entry {} at {:#x}, {} bytes",
-                e.id, e.offset, e.size
-            );
+            match (&e.id, e.offset, e.size) {
+                (Some(id), Some(offset), Some(size)) => {
+                    let _ = writeln!(out, "{indent}entry {id} at {offset:#x}, {size} bytes");
+                }
+                _ => {
+                    let _ = writeln!(out, "{indent}entry {}", e.index);
+                }
+            }
             if let Some(co) = &e.code_object {
                 co.text(out, &format!("{indent}  "));
             }
-        }
-    }
-
-    fn json(&self, out: &mut String, level: usize) {
-        let pad = "  ".repeat(level + 1);
-        let _ = write!(
-            out,
-            "{{\n{pad}\"offset\": {},\n{pad}\"compressed\": ",
-            self.offset
-        );
-        match self.compressed {
-            Some((version, method, size, uncompressed)) => {
-                let _ = write!(
-                    out,
-                    "{{\"version\": {version}, \"method\": \"{method}\", \"size\": {size}, \"uncompressed_size\": {uncompressed}}}"
-                );
+            if let Some(err) = &e.error {
+                let _ = writeln!(out, "{indent}  error: {err}");
             }
-            None => out.push_str("null"),
         }
-        let _ = write!(out, ",\n{pad}\"entries\": [");
-        for (i, e) in self.entries.iter().enumerate() {
-            let inner = "  ".repeat(level + 2);
-            let _ = write!(out, "{}\n{inner}{{\"id\": ", if i == 0 { "" } else { "," });
-            json_string(out, &e.id);
-            let _ = write!(
-                out,
-                ", \"offset\": {}, \"size\": {}, \"code_object\": ",
-                e.offset, e.size
-            );
-            match &e.code_object {
-                Some(co) => co.json(out, level + 2),
-                None => out.push_str("null"),
-            }
-            out.push('}');
-        }
-        let _ = write!(out, "\n{pad}]\n{}}}", "  ".repeat(level));
     }
 }
 
@@ -556,7 +657,7 @@ impl CodeObject {
             let vars: Vec<String> = self
                 .variables
                 .iter()
-                .map(|(n, size)| format!("{n} ({size} bytes)"))
+                .map(|v| format!("{} ({} bytes)", v.name, v.size))
                 .collect();
             let _ = writeln!(
                 out,
@@ -621,8 +722,13 @@ impl CodeObject {
                 "{indent}  resources: {} SGPRs, {} VGPRs{agprs}{spills}; wavefront {}, max flat workgroup {}{reqd}",
                 k.sgprs, k.vgprs, k.wavefront, k.max_flat_workgroup
             );
-            match self.descriptors.iter().find(|(name, _)| *name == k.symbol) {
-                Some((_, Ok(d))) => {
+            match self
+                .descriptors
+                .iter()
+                .find(|d| d.symbol == k.symbol)
+                .map(|d| &d.decoded)
+            {
+                Some(Ok(d)) => {
                     let mut line = format!("{indent}  descriptor:");
                     let mut sep = " ";
                     for (directive, value, _) in d {
@@ -651,7 +757,7 @@ impl CodeObject {
                     }
                     let _ = writeln!(out, "{line}");
                 }
-                Some((_, Err(e))) => {
+                Some(Err(e)) => {
                     let _ = writeln!(out, "{indent}  descriptor: not decoded: {e}");
                 }
                 None => {
@@ -678,192 +784,5 @@ impl CodeObject {
                 let _ = writeln!(out, "{line}");
             }
         }
-    }
-
-    fn json(&self, out: &mut String, level: usize) {
-        let pad = "  ".repeat(level + 1);
-        let _ = write!(out, "{{\n{pad}\"target\": ");
-        json_string(out, &self.target);
-        let _ = write!(out, ",\n{pad}\"os_abi\": ");
-        json_string(out, &self.os_abi);
-        match self.version {
-            Some(v) => {
-                let _ = write!(out, ",\n{pad}\"code_object_version\": {v}");
-            }
-            None => {
-                let _ = write!(out, ",\n{pad}\"code_object_version\": null");
-            }
-        }
-        let _ = write!(
-            out,
-            ",\n{pad}\"e_flags\": {},\n{pad}\"metadata\": ",
-            self.e_flags
-        );
-        match &self.metadata_json {
-            // Indent the metadata block (written at column 0) to this depth.
-            Some(m) => out.push_str(&m.replace('\n', &format!("\n{pad}"))),
-            None => out.push_str("null"),
-        }
-        let _ = write!(
-            out,
-            ",\n{pad}\"dynamic_relocations\": {},\n{pad}\"variables\": [",
-            self.relocations
-        );
-        for (i, (name, size)) in self.variables.iter().enumerate() {
-            out.push_str(if i == 0 { "" } else { ", " });
-            out.push_str("{\"name\": ");
-            json_string(out, name);
-            let _ = write!(out, ", \"size\": {size}}}");
-        }
-        let _ = write!(out, "],\n{pad}\"undefined_symbols\": [");
-        for (i, name) in self.undefined.iter().enumerate() {
-            out.push_str(if i == 0 { "" } else { ", " });
-            json_string(out, name);
-        }
-        out.push(']');
-        let _ = write!(out, ",\n{pad}\"kernel_descriptors\": [");
-        for (i, (name, d)) in self.descriptors.iter().enumerate() {
-            let inner = "  ".repeat(level + 2);
-            let _ = write!(
-                out,
-                "{}\n{inner}{{\"symbol\": ",
-                if i == 0 { "" } else { "," }
-            );
-            json_string(out, name);
-            match d {
-                Ok(lines) => {
-                    out.push_str(", \"directives\": {");
-                    let mut first = true;
-                    for (directive, value, comment) in lines {
-                        if *comment {
-                            continue;
-                        }
-                        let _ = write!(
-                            out,
-                            "{}\"{directive}\": {value}",
-                            if first { "" } else { ", " }
-                        );
-                        first = false;
-                    }
-                    out.push_str("}, \"comments\": {");
-                    let mut first = true;
-                    for (name, value, comment) in lines {
-                        if !*comment {
-                            continue;
-                        }
-                        let _ = write!(out, "{}\"{name}\": {value}", if first { "" } else { ", " });
-                        first = false;
-                    }
-                    out.push_str("}}");
-                }
-                Err(e) => {
-                    out.push_str(", \"error\": ");
-                    json_string(out, e);
-                    out.push('}');
-                }
-            }
-        }
-        let _ = write!(out, "\n{pad}]\n{}}}", "  ".repeat(level));
-    }
-}
-
-/// Appends `s` as a JSON string (RFC 8259 section 7 escapes).
-fn json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if u32::from(c) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-/// Appends a MessagePack value as JSON, keys exactly as in the document.
-/// Maps are written one entry per line at `indent` spaces; arrays of
-/// scalars stay on one line.
-fn value_json(out: &mut String, v: Value<'_>, indent: usize) -> loader_core::Result<()> {
-    match v {
-        Value::Nil => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if b { "true" } else { "false" }),
-        Value::UInt(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::Int(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::F32(x) => float_json(out, f64::from(x)),
-        Value::F64(x) => float_json(out, x),
-        Value::Str(s) => json_string(out, s),
-        Value::Bin(b) | Value::Ext(_, b) => {
-            // JSON has no bytes: a hex string.
-            out.push('"');
-            for byte in b {
-                let _ = write!(out, "{byte:02x}");
-            }
-            out.push('"');
-        }
-        Value::Array(a) => {
-            let scalars = a
-                .iter()
-                .all(|v| !matches!(v, Ok(Value::Array(_) | Value::Map(_)) | Err(_)));
-            if a.is_empty() {
-                out.push_str("[]");
-            } else if scalars {
-                out.push('[');
-                for (i, item) in a.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    value_json(out, item?, indent)?;
-                }
-                out.push(']');
-            } else {
-                out.push('[');
-                for (i, item) in a.iter().enumerate() {
-                    out.push_str(if i == 0 { "\n" } else { ",\n" });
-                    out.push_str(&" ".repeat(indent + 2));
-                    value_json(out, item?, indent + 2)?;
-                }
-                let _ = write!(out, "\n{}]", " ".repeat(indent));
-            }
-        }
-        Value::Map(m) => {
-            if m.is_empty() {
-                out.push_str("{}");
-                return Ok(());
-            }
-            out.push('{');
-            for (i, pair) in m.iter().enumerate() {
-                let (k, v) = pair?;
-                out.push_str(if i == 0 { "\n" } else { ",\n" });
-                out.push_str(&" ".repeat(indent + 2));
-                match k {
-                    Value::Str(s) => json_string(out, s),
-                    // JSON keys are strings: other key types are printed.
-                    other => json_string(out, &format!("{other:?}")),
-                }
-                out.push_str(": ");
-                value_json(out, v, indent + 2)?;
-            }
-            let _ = write!(out, "\n{}}}", " ".repeat(indent));
-        }
-    }
-    Ok(())
-}
-
-fn float_json(out: &mut String, x: f64) {
-    if x.is_finite() {
-        let _ = write!(out, "{x:?}");
-    } else {
-        // JSON has no NaN or infinity.
-        json_string(out, &format!("{x}"));
     }
 }

@@ -1,50 +1,56 @@
 //! `hsa`: the project's command-line tool.
 //!
-//! Each subcommand lives in its own module of this folder; `main` only
-//! dispatches. Errors are printed as one line on standard error and give
-//! exit status 1; usage errors give exit status 2.
+//! The command line is clap's (derive): each subcommand is one variant of
+//! [`Command`] whose arguments live in the subcommand's own module; adding a
+//! subcommand is a module, a variant and a match arm. `--help` works for the
+//! tool and every subcommand; a usage error prints the usage on standard
+//! error and exits 2 (clap's convention). A subcommand that fails prints one
+//! line on standard error and exits 1. JSON output is serde_json's.
 
 use std::process::ExitCode;
 
+use clap::{Parser, Subcommand};
+
 mod inspect;
+mod json;
 mod topology;
 
-const USAGE: &str = "\
-usage: hsa <command> [options]
+/// The HSA runtime's command-line tool: look inside AMDGPU code objects and
+/// HIP binaries, and at the KFD topology.
+#[derive(Debug, Parser)]
+#[command(name = "hsa", version, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-commands:
-  help                 print this help
-  inspect FILE [--json]
-                       what a code object, offload bundle or HIP binary holds:
-                       targets, kernels, arguments, resources, descriptors
-  topology [--sysfs DIR] [--json]
-                       print the KFD topology: nodes, memory banks, caches, links
-";
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// What a code object, offload bundle or HIP binary holds: targets,
+    /// kernels, arguments, resources, kernel descriptors.
+    #[command(override_usage = "hsa inspect FILE [--json]")]
+    Inspect(inspect::Args),
+    /// The KFD topology: nodes, memory banks, caches, links.
+    #[command(override_usage = "hsa topology [--sysfs DIR] [--json]")]
+    Topology(topology::Args),
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some((cmd, rest)) = args.split_first() else {
-        eprint!("{USAGE}");
-        return ExitCode::from(2);
-    };
-    let result: Result<(), String> = match cmd.as_str() {
-        "help" | "--help" | "-h" => {
-            print!("{USAGE}");
-            Ok(())
-        }
-        "topology" => return topology::main(rest),
-        "inspect" => return inspect::main(rest),
-        other => {
-            eprintln!("hsa: unknown command `{other}`\n{USAGE}");
-            let _ = rest;
-            return ExitCode::from(2);
-        }
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(msg) => {
-            eprintln!("hsa: {msg}");
-            ExitCode::FAILURE
-        }
+    // Usage errors exit 2 here, inside clap; `--help` and `--version` exit 0.
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Inspect(args) => inspect::run(&args),
+        Command::Topology(args) => topology::run(&args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_line_is_consistent() {
+        Cli::command().debug_assert();
     }
 }

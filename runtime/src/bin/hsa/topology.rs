@@ -3,62 +3,87 @@
 //! kernel's sysfs or from a copy of the tree (`--sysfs`).
 
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use kfd::topology::{
     Cache, FsReader, IoLink, MemBank, Node, NodeKind, Property, SYSFS_TOPOLOGY, Topology,
 };
+use serde::Serialize;
+use serde_json::{Map, Value};
 
-const USAGE: &str = "usage: hsa topology [--sysfs DIR] [--json]";
+use crate::json;
+
+/// Arguments of `hsa topology`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Read this tree instead of the running kernel's: a KFD topology
+    /// directory (the one holding `generation_id`, like
+    /// /sys/devices/virtual/kfd/kfd/topology) or the folder holding such a
+    /// `topology/` (like kfd/fixtures/mi250x).
+    #[arg(long, value_name = "DIR")]
+    sysfs: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The topology directory `dir` names: `dir` itself when it holds
+/// `generation_id`, else its `topology/` when that does, else `dir` (and
+/// the read reports what is missing there).
+fn topology_dir(dir: &Path) -> PathBuf {
+    let nested = dir.join("topology");
+    if !dir.join("generation_id").exists() && nested.join("generation_id").exists() {
+        nested
+    } else {
+        dir.to_owned()
+    }
+}
 
 /// Runs the subcommand: exit 0 with the topology on standard output, 1 with
-/// one line on standard error when it cannot be read, 2 on a usage error.
-pub fn main(args: &[String]) -> ExitCode {
-    let mut dir: Option<&str> = None;
-    let mut json = false;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--json" => json = true,
-            "--sysfs" => match it.next() {
-                Some(d) => dir = Some(d),
-                None => return usage_error("--sysfs needs a directory"),
-            },
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return ExitCode::SUCCESS;
-            }
-            other => return usage_error(&format!("unexpected argument `{other}`")),
-        }
-    }
-    let root = dir.unwrap_or(SYSFS_TOPOLOGY);
-    let topology = match Topology::read(&FsReader::new(root)) {
+/// one line on standard error when it cannot be read.
+pub fn run(args: &Args) -> ExitCode {
+    let root = args
+        .sysfs
+        .as_deref()
+        .map_or_else(|| PathBuf::from(SYSFS_TOPOLOGY), topology_dir);
+    let shown = root.display().to_string();
+    let topology = match Topology::read(&FsReader::new(&root)) {
         Ok(t) => t,
-        Err(e) if e.is_absent() && dir.is_none() => {
-            eprintln!("hsa: no KFD topology at {root} (the amdgpu kernel driver is not loaded)");
+        Err(e) if e.is_absent() && args.sysfs.is_none() => {
+            eprintln!("hsa: no KFD topology at {shown} (the amdgpu kernel driver is not loaded)");
             return ExitCode::FAILURE;
         }
         Err(e) if e.is_absent() => {
-            eprintln!("hsa: no KFD topology at {root} (no generation_id there)");
+            eprintln!(
+                "hsa: no KFD topology at {shown} (no generation_id there, nor in its topology/)"
+            );
             return ExitCode::FAILURE;
         }
         Err(e) => {
-            eprintln!("hsa: {root}/{e}");
+            eprintln!("hsa: {shown}/{e}");
             return ExitCode::FAILURE;
         }
     };
-    let out = if json {
-        to_json(&topology)
+    let written = if args.json {
+        json::print(&to_json(&topology), true)
     } else {
-        to_text(&topology, root)
+        use std::io::Write as _;
+        match std::io::stdout()
+            .lock()
+            .write_all(to_text(&topology, &shown).as_bytes())
+        {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            other => other,
+        }
     };
-    print!("{out}");
-    ExitCode::SUCCESS
-}
-
-fn usage_error(msg: &str) -> ExitCode {
-    eprintln!("hsa topology: {msg}\n{USAGE}");
-    ExitCode::from(2)
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("hsa: topology: cannot write the report: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn kib(bytes: u64) -> String {
@@ -81,7 +106,7 @@ fn extras(out: &mut String, indent: &str, extra: &[Property]) {
 }
 
 /// The human-readable report.
-pub fn to_text(t: &Topology, root: &str) -> String {
+fn to_text(t: &Topology, root: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -253,274 +278,211 @@ fn link_text(out: &mut String, i: usize, l: &IoLink) {
     extras(out, "       ", &l.extra);
 }
 
-/// A minimal JSON writer: objects and arrays with commas placed for us.
-struct Json {
-    out: String,
-    first: Vec<bool>,
+/// Unknown keys of a file, as a JSON object of strings in file order.
+fn extra(extra: &[Property]) -> Map<String, Value> {
+    extra
+        .iter()
+        .map(|p| (p.key.clone(), Value::from(p.value.as_str())))
+        .collect()
 }
 
-impl Json {
-    fn new() -> Self {
-        Self {
-            out: String::new(),
-            first: vec![true],
-        }
-    }
-    fn comma(&mut self) {
-        if let Some(first) = self.first.last_mut() {
-            if !*first {
-                self.out.push(',');
-            }
-            *first = false;
-        }
-    }
-    fn key(&mut self, k: &str) {
-        self.comma();
-        string(&mut self.out, k);
-        self.out.push(':');
-        // The value that follows must not add another comma.
-        if let Some(first) = self.first.last_mut() {
-            *first = true;
-        }
-    }
-    fn open(&mut self, c: char) {
-        self.comma();
-        self.out.push(c);
-        self.first.push(true);
-    }
-    fn close(&mut self, c: char) {
-        self.first.pop();
-        self.out.push(c);
-        if let Some(first) = self.first.last_mut() {
-            *first = false;
-        }
-    }
-    fn raw(&mut self, v: &str) {
-        self.comma();
-        self.out.push_str(v);
-    }
-    fn num(&mut self, k: &str, v: impl Into<u64>) {
-        self.key(k);
-        self.raw(&v.into().to_string());
-    }
-    fn opt(&mut self, k: &str, v: Option<impl Into<u64>>) {
-        self.key(k);
-        match v {
-            Some(v) => self.raw(&v.into().to_string()),
-            None => self.raw("null"),
-        }
-    }
-    fn str(&mut self, k: &str, v: &str) {
-        self.key(k);
-        self.comma();
-        string(&mut self.out, v);
-    }
-    fn names<'a>(&mut self, k: &str, names: impl Iterator<Item = &'a str>) {
-        self.key(k);
-        self.open('[');
-        for n in names {
-            self.comma();
-            string(&mut self.out, n);
-        }
-        self.close(']');
-    }
-    fn extra(&mut self, extra: &[Property]) {
-        self.key("extra");
-        self.open('{');
-        for p in extra {
-            self.str(&p.key, &p.value);
-        }
-        self.close('}');
-    }
+/// Named numbers (and `null` for absent optional ones) as a JSON object.
+fn numbers<'a>(pairs: impl IntoIterator<Item = (&'a str, Option<u64>)>) -> Map<String, Value> {
+    pairs
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.map_or(Value::Null, Value::from)))
+        .collect()
 }
 
-fn string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+#[derive(Serialize)]
+struct JsonTopology {
+    generation_id: u32,
+    system: Map<String, Value>,
+    nodes: Vec<JsonNode>,
+    inaccessible_nodes: Vec<u32>,
+}
+
+#[derive(Serialize)]
+struct JsonNode {
+    id: u32,
+    kind: &'static str,
+    gpu_id: u32,
+    name: String,
+    gfx_target: Option<String>,
+    numa_node: Option<u32>,
+    cu_count: u32,
+    properties: Map<String, Value>,
+    mem_banks: Vec<Map<String, Value>>,
+    caches: Vec<Map<String, Value>>,
+    io_links: Vec<Map<String, Value>>,
+    p2p_links: Vec<Map<String, Value>>,
 }
 
 /// The whole topology as one JSON document (numbers as read; absent
 /// optional keys as `null`; unknown keys under `extra` as strings).
-pub fn to_json(t: &Topology) -> String {
-    let mut j = Json::new();
-    j.open('{');
-    j.num("generation_id", t.generation_id);
-    j.key("system");
-    j.open('{');
-    j.num("platform_oem", t.system.platform_oem);
-    j.num("platform_id", t.system.platform_id);
-    j.num("platform_rev", t.system.platform_rev);
-    j.extra(&t.system.extra);
-    j.close('}');
-    j.key("nodes");
-    j.open('[');
-    for n in &t.nodes {
-        node_json(&mut j, t, n);
+fn to_json(t: &Topology) -> JsonTopology {
+    let mut system = numbers([
+        ("platform_oem", Some(t.system.platform_oem)),
+        ("platform_id", Some(t.system.platform_id)),
+        ("platform_rev", Some(t.system.platform_rev)),
+    ]);
+    system.insert("extra".into(), Value::Object(extra(&t.system.extra)));
+    JsonTopology {
+        generation_id: t.generation_id,
+        system,
+        nodes: t.nodes.iter().map(|n| node_json(t, n)).collect(),
+        inaccessible_nodes: t.inaccessible.clone(),
     }
-    j.close(']');
-    j.key("inaccessible_nodes");
-    j.open('[');
-    for id in &t.inaccessible {
-        j.raw(&id.to_string());
-    }
-    j.close(']');
-    j.close('}');
-    j.out.push('\n');
-    j.out
 }
 
-fn node_json(j: &mut Json, t: &Topology, n: &Node) {
+fn node_json(t: &Topology, n: &Node) -> JsonNode {
     let p = &n.properties;
-    j.open('{');
-    j.num("id", n.id);
-    j.str("kind", n.kind().as_str());
-    j.num("gpu_id", n.gpu_id);
-    j.str("name", &n.name);
-    j.key("gfx_target");
-    match p.gfx_target() {
-        Some(g) => {
-            j.comma();
-            string(&mut j.out, &g.to_string());
-        }
-        None => j.raw("null"),
-    }
-    j.opt("numa_node", t.numa_node_of(n.id));
-    j.num("cu_count", p.cu_count());
-    j.key("properties");
-    j.open('{');
-    for (k, v) in [
-        ("cpu_cores_count", p.cpu_cores_count),
-        ("simd_count", p.simd_count),
-        ("mem_banks_count", p.mem_banks_count),
-        ("caches_count", p.caches_count),
-        ("io_links_count", p.io_links_count),
-        ("cpu_core_id_base", p.cpu_core_id_base),
-        ("simd_id_base", p.simd_id_base),
-        ("max_waves_per_simd", p.max_waves_per_simd),
-        ("lds_size_in_kb", p.lds_size_in_kb),
-        ("gds_size_in_kb", p.gds_size_in_kb),
-        ("wave_front_size", p.wave_front_size),
-        ("array_count", p.array_count),
-        ("simd_arrays_per_engine", p.simd_arrays_per_engine),
-        ("cu_per_simd_array", p.cu_per_simd_array),
-        ("simd_per_cu", p.simd_per_cu),
-        ("max_slots_scratch_cu", p.max_slots_scratch_cu),
-        ("vendor_id", p.vendor_id),
-        ("device_id", p.device_id),
-        ("location_id", p.location_id),
-        ("drm_render_minor", p.drm_render_minor),
-        ("max_engine_clk_ccompute", p.max_engine_clk_ccompute),
-    ] {
-        j.num(k, v);
-    }
-    for (k, v) in [
-        ("p2p_links_count", p.p2p_links_count),
-        ("num_gws", p.num_gws),
-        ("gfx_target_version", p.gfx_target_version),
-        ("domain", p.domain),
-        ("num_sdma_engines", p.num_sdma_engines),
-        ("num_sdma_xgmi_engines", p.num_sdma_xgmi_engines),
-        ("num_sdma_queues_per_engine", p.num_sdma_queues_per_engine),
-        ("num_cp_queues", p.num_cp_queues),
-        ("max_engine_clk_fcompute", p.max_engine_clk_fcompute),
-        ("fw_version", p.fw_version),
-        ("capability", p.capability.map(|c| c.0)),
-        ("sdma_fw_version", p.sdma_fw_version),
-        ("num_xcc", p.num_xcc),
-    ] {
-        j.opt(k, v);
-    }
-    for (k, v) in [
+    let mut properties = numbers(
+        [
+            ("cpu_cores_count", p.cpu_cores_count),
+            ("simd_count", p.simd_count),
+            ("mem_banks_count", p.mem_banks_count),
+            ("caches_count", p.caches_count),
+            ("io_links_count", p.io_links_count),
+            ("cpu_core_id_base", p.cpu_core_id_base),
+            ("simd_id_base", p.simd_id_base),
+            ("max_waves_per_simd", p.max_waves_per_simd),
+            ("lds_size_in_kb", p.lds_size_in_kb),
+            ("gds_size_in_kb", p.gds_size_in_kb),
+            ("wave_front_size", p.wave_front_size),
+            ("array_count", p.array_count),
+            ("simd_arrays_per_engine", p.simd_arrays_per_engine),
+            ("cu_per_simd_array", p.cu_per_simd_array),
+            ("simd_per_cu", p.simd_per_cu),
+            ("max_slots_scratch_cu", p.max_slots_scratch_cu),
+            ("vendor_id", p.vendor_id),
+            ("device_id", p.device_id),
+            ("location_id", p.location_id),
+            ("drm_render_minor", p.drm_render_minor),
+            ("max_engine_clk_ccompute", p.max_engine_clk_ccompute),
+        ]
+        .map(|(k, v)| (k, Some(u64::from(v)))),
+    );
+    properties.extend(numbers(
+        [
+            ("p2p_links_count", p.p2p_links_count),
+            ("num_gws", p.num_gws),
+            ("gfx_target_version", p.gfx_target_version),
+            ("domain", p.domain),
+            ("num_sdma_engines", p.num_sdma_engines),
+            ("num_sdma_xgmi_engines", p.num_sdma_xgmi_engines),
+            ("num_sdma_queues_per_engine", p.num_sdma_queues_per_engine),
+            ("num_cp_queues", p.num_cp_queues),
+            ("max_engine_clk_fcompute", p.max_engine_clk_fcompute),
+            ("fw_version", p.fw_version),
+            ("capability", p.capability.map(|c| c.0)),
+            ("sdma_fw_version", p.sdma_fw_version),
+            ("num_xcc", p.num_xcc),
+        ]
+        .map(|(k, v)| (k, v.map(u64::from))),
+    ));
+    properties.extend(numbers([
         ("hive_id", p.hive_id),
         ("local_mem_size", p.local_mem_size),
         ("debug_prop", p.debug_prop),
         ("unique_id", p.unique_id),
-    ] {
-        j.opt(k, v);
-    }
+    ]));
     if let Some(cap) = p.capability {
-        j.names("capability_names", cap.names());
+        properties.insert("capability_names".into(), cap.names().collect());
     }
-    j.extra(&p.extra);
-    j.close('}');
+    properties.insert("extra".into(), Value::Object(extra(&p.extra)));
 
-    j.key("mem_banks");
-    j.open('[');
-    for b in &n.mem_banks {
-        j.open('{');
-        j.str("heap_type", b.heap_type.c_name());
-        j.num("size_in_bytes", b.size_in_bytes);
-        j.num("flags", b.flags.0);
-        j.num("width", b.width);
-        j.num("mem_clk_max", b.mem_clk_max);
-        j.extra(&b.extra);
-        j.close('}');
+    let mem_banks = n
+        .mem_banks
+        .iter()
+        .map(|b| {
+            let mut m = Map::new();
+            m.insert("heap_type".into(), b.heap_type.c_name().into());
+            m.extend(numbers([
+                ("size_in_bytes", Some(b.size_in_bytes)),
+                ("flags", Some(u64::from(b.flags.0))),
+                ("width", Some(u64::from(b.width))),
+                ("mem_clk_max", Some(u64::from(b.mem_clk_max))),
+            ]));
+            m.insert("extra".into(), Value::Object(extra(&b.extra)));
+            m
+        })
+        .collect();
+    let caches = n
+        .caches
+        .iter()
+        .map(|c| {
+            let mut m = numbers([
+                ("level", Some(u64::from(c.level))),
+                ("size_kib", Some(u64::from(c.size_kib))),
+                ("type", Some(u64::from(c.cache_type.0))),
+            ]);
+            m.insert("type_names".into(), c.cache_type.names().collect());
+            m.extend(numbers([
+                ("cache_line_size", Some(u64::from(c.cache_line_size))),
+                (
+                    "cache_lines_per_tag",
+                    Some(u64::from(c.cache_lines_per_tag)),
+                ),
+                ("association", Some(u64::from(c.association))),
+                ("latency", Some(u64::from(c.latency))),
+                ("processor_id_low", Some(u64::from(c.processor_id_low))),
+                (
+                    "siblings",
+                    Some(u64::try_from(c.sibling_map.count_ones()).unwrap_or(u64::MAX)),
+                ),
+            ]));
+            m.insert(
+                "sibling_map".into(),
+                c.sibling_map.to_kernel_string().into(),
+            );
+            m.insert("extra".into(), Value::Object(extra(&c.extra)));
+            m
+        })
+        .collect();
+    JsonNode {
+        id: n.id,
+        kind: n.kind().as_str(),
+        gpu_id: n.gpu_id,
+        name: n.name.clone(),
+        gfx_target: p.gfx_target().map(|g| g.to_string()),
+        numa_node: t.numa_node_of(n.id),
+        cu_count: p.cu_count(),
+        properties,
+        mem_banks,
+        caches,
+        io_links: n.io_links.iter().map(link_json).collect(),
+        p2p_links: n.p2p_links.iter().map(link_json).collect(),
     }
-    j.close(']');
-
-    j.key("caches");
-    j.open('[');
-    for c in &n.caches {
-        j.open('{');
-        j.num("level", c.level);
-        j.num("size_kib", c.size_kib);
-        j.num("type", c.cache_type.0);
-        j.names("type_names", c.cache_type.names());
-        j.num("cache_line_size", c.cache_line_size);
-        j.num("cache_lines_per_tag", c.cache_lines_per_tag);
-        j.num("association", c.association);
-        j.num("latency", c.latency);
-        j.num("processor_id_low", c.processor_id_low);
-        j.num(
-            "siblings",
-            u64::try_from(c.sibling_map.count_ones()).unwrap_or(u64::MAX),
-        );
-        j.str("sibling_map", &c.sibling_map.to_kernel_string());
-        j.extra(&c.extra);
-        j.close('}');
-    }
-    j.close(']');
-
-    for (k, links) in [("io_links", &n.io_links), ("p2p_links", &n.p2p_links)] {
-        j.key(k);
-        j.open('[');
-        for l in links.iter() {
-            link_json(j, l);
-        }
-        j.close(']');
-    }
-    j.close('}');
 }
 
-fn link_json(j: &mut Json, l: &IoLink) {
-    j.open('{');
-    j.str("type", l.link_type.c_name());
-    j.num("node_from", l.node_from);
-    j.num("node_to", l.node_to);
-    j.num("weight", l.weight);
-    j.num("min_latency", l.min_latency);
-    j.num("max_latency", l.max_latency);
-    j.num("min_bandwidth", l.min_bandwidth);
-    j.num("max_bandwidth", l.max_bandwidth);
-    j.num("recommended_transfer_size", l.recommended_transfer_size);
-    j.opt(
-        "recommended_sdma_engine_id_mask",
-        l.recommended_sdma_engine_id_mask,
-    );
-    j.num("version_major", l.version_major);
-    j.num("version_minor", l.version_minor);
-    j.num("flags", l.flags.0);
-    j.names("flag_names", l.flags.names());
-    j.extra(&l.extra);
-    j.close('}');
+fn link_json(l: &IoLink) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("type".into(), l.link_type.c_name().into());
+    m.extend(numbers(
+        [
+            ("node_from", Some(l.node_from)),
+            ("node_to", Some(l.node_to)),
+            ("weight", Some(l.weight)),
+            ("min_latency", Some(l.min_latency)),
+            ("max_latency", Some(l.max_latency)),
+            ("min_bandwidth", Some(l.min_bandwidth)),
+            ("max_bandwidth", Some(l.max_bandwidth)),
+            (
+                "recommended_transfer_size",
+                Some(l.recommended_transfer_size),
+            ),
+            (
+                "recommended_sdma_engine_id_mask",
+                l.recommended_sdma_engine_id_mask,
+            ),
+            ("version_major", Some(l.version_major)),
+            ("version_minor", Some(l.version_minor)),
+            ("flags", Some(l.flags.0)),
+        ]
+        .map(|(k, v)| (k, v.map(u64::from))),
+    ));
+    m.insert("flag_names".into(), l.flags.names().collect());
+    m.insert("extra".into(), Value::Object(extra(&l.extra)));
+    m
 }
