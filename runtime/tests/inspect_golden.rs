@@ -655,3 +655,210 @@ fn rocrand_library_is_inspected_with_every_code_object() {
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+// ---- One bad entry never hides the others -----------------------------------
+
+/// A field of a JSON object, if present.
+fn field<'a>(o: &'a [(String, Json)], key: &str) -> Option<&'a Json> {
+    o.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+/// The entries of every bundle of an `hsa inspect --json` report.
+fn report_entries(json: &Json) -> Vec<Vec<(String, Json)>> {
+    let Json::Object(top) = json else {
+        panic!("not an object")
+    };
+    let Some(Json::Array(bundles)) = field(top, "bundles") else {
+        panic!("no bundles")
+    };
+    let mut out = Vec::new();
+    for b in bundles {
+        let Json::Object(b) = b else { panic!() };
+        let Some(Json::Array(entries)) = field(b, "entries") else {
+            panic!("bundle without entries: {b:?}")
+        };
+        for e in entries {
+            let Json::Object(e) = e else { panic!() };
+            out.push(e.clone());
+        }
+    }
+    out
+}
+
+const NEWER_TARGETS: &str = "tests/fatbin/newer-targets-host.o";
+
+#[test]
+fn fat_binary_with_gfx1250_and_an_unknown_processor_is_listed_whole() {
+    // tests/fatbin/build.sh: a .hip_fatbin with one CCOB v3 bundle of five
+    // entries: host, gfx90a, gfx1201, gfx1250 (e_flags as LLVM main writes
+    // them) and EF_AMDGPU_MACH 0x70 (no processor at all).
+    let mut golden = Golden::default();
+    for json in [false, true] {
+        let mut args = vec!["inspect", NEWER_TARGETS];
+        if json {
+            args.push("--json");
+        }
+        let out = hsa(&args);
+        assert_eq!(out.status.code(), Some(1), "one entry failed: exit 1");
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            format!("hsa: inspect {NEWER_TARGETS}: 1 of 5 bundle entries failed\n")
+        );
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        if !json {
+            assert_eq!(stdout.matches("\n    entry ").count(), 5, "{stdout}");
+            golden.check(&golden_file("newer-targets-host.o.txt"), &stdout);
+            continue;
+        }
+        let report = parse_json(&stdout).expect("strict JSON");
+        let Json::Object(top) = &report else { panic!() };
+        let Some(Json::Array(bundles)) = field(top, "bundles") else {
+            panic!()
+        };
+        let Json::Object(b) = &bundles[0] else {
+            panic!()
+        };
+        let Some(Json::Object(c)) = field(b, "compressed") else {
+            panic!("not compressed")
+        };
+        assert_eq!(field(c, "version"), Some(&Json::Number("3".into())));
+        let entries = report_entries(&report);
+        let ids: Vec<&Json> = entries.iter().map(|e| field(e, "id").unwrap()).collect();
+        assert_eq!(
+            ids,
+            [
+                "host-x86_64-unknown-linux--",
+                "hipv4-amdgcn-amd-amdhsa--gfx90a",
+                "hipv4-amdgcn-amd-amdhsa--gfx1201",
+                "hipv4-amdgcn-amd-amdhsa--gfx1250",
+                "hipv4-amdgcn-amd-amdhsa--gfx1299",
+            ]
+            .map(|s| Json::String(s.into()))
+            .iter()
+            .collect::<Vec<_>>()
+        );
+        for e in &entries[..4] {
+            assert!(field(e, "error").is_none(), "{e:?}");
+        }
+        // gfx1250: known, decoded whole (metadata and kernels), xnack any.
+        let Some(Json::Object(co)) = field(&entries[3], "code_object") else {
+            panic!("gfx1250 not decoded: {:?}", entries[3])
+        };
+        assert_eq!(
+            field(co, "target"),
+            Some(&Json::String("amdgcn-amd-amdhsa--gfx1250".into()))
+        );
+        assert_eq!(field(co, "e_flags"), Some(&Json::Number("1353".into()))); // 0x549
+        let Some(Json::Object(md)) = field(co, "metadata") else {
+            panic!()
+        };
+        let Some(Json::Array(kernels)) = field(md, "amdhsa.kernels") else {
+            panic!()
+        };
+        assert_eq!(kernels.len(), 1);
+        // The unknown processor: its own error, with its number; not xnack.
+        let unknown = &entries[4];
+        assert_eq!(field(unknown, "code_object"), Some(&Json::Null));
+        let Some(Json::String(err)) = field(unknown, "error") else {
+            panic!("no error string: {unknown:?}")
+        };
+        assert_eq!(
+            err,
+            "e_flags EF_AMDGPU_MACH 0x70: unknown processor (not in this EF_AMDGPU_MACH table)"
+        );
+    }
+    golden.finish();
+}
+
+#[test]
+fn fat_binary_inner_bundle_is_what_clang_offload_bundler_lists() {
+    // The CCOB v3 header is ours (LLVM 19 writes v2); the bundle inside must
+    // be one LLVM 19 reads, with the entries `hsa inspect` lists.
+    use loader_core::bundle::{Container, FatbinBundles, hip_fatbin_section};
+    let host = std::fs::read(manifest_dir().join(NEWER_TARGETS)).unwrap();
+    let section = hip_fatbin_section(&host).unwrap().unwrap();
+    let mut bundles = FatbinBundles::new(section);
+    let Some(Ok((0, Container::Compressed(c)))) = bundles.next() else {
+        panic!("not one compressed bundle")
+    };
+    assert!(bundles.next().is_none());
+    assert_eq!(c.version(), 3);
+    let inner = c.decompress(1 << 20).unwrap();
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("newer-targets-inner.bundle");
+    std::fs::write(&path, &inner).unwrap();
+    let listed = llvm_tool(
+        "clang-offload-bundler-19",
+        &["--list", "--type=o", &format!("--input={}", path.display())],
+    );
+    let mut theirs: Vec<&str> = listed.lines().collect();
+    theirs.sort();
+    let report = parse_json(&hsa_stdout(&["inspect", NEWER_TARGETS, "--json"])).unwrap();
+    let mut ours: Vec<String> = report_entries(&report)
+        .iter()
+        .map(|e| match field(e, "id") {
+            Some(Json::String(s)) => s.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    ours.sort();
+    // LLVM 19 prints ids of processors it does not know with a trailing '-'.
+    let theirs: Vec<String> = theirs
+        .iter()
+        .map(|id| {
+            id.strip_suffix('-')
+                .filter(|s| s.contains("--gfx"))
+                .unwrap_or(id)
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(ours, theirs);
+}
+
+/// Standard output of `hsa ARGS`, whatever the exit status.
+fn hsa_stdout(args: &[&str]) -> String {
+    String::from_utf8(hsa(args).stdout).unwrap()
+}
+
+#[test]
+fn a_bad_entry_record_is_that_entrys_error_only() {
+    // Entry 1's code object is moved past the end of the bundle: entries 0,
+    // 2 and 3 are listed as before, entry 1 with its error and no id.
+    let mut bundle =
+        std::fs::read(manifest_dir().join(corpus("bundle/three-targets.bundle"))).unwrap();
+    let good = parse_json(&inspect_ok(&[
+        &corpus("bundle/three-targets.bundle"),
+        "--json",
+    ]))
+    .unwrap();
+    // Record 0 starts at 32: 24 bytes and its id; record 1 follows.
+    let id0 = u64::from_le_bytes(bundle[48..56].try_into().unwrap()) as usize;
+    let rec1 = 32 + 24 + id0;
+    bundle[rec1..rec1 + 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    let path = bad_file("entry-1-past-end.bundle", &bundle);
+    let out = hsa(&["inspect", &path, "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!("hsa: inspect {path}: 1 of 4 bundle entries failed\n")
+    );
+    let bad = parse_json(&String::from_utf8(out.stdout).unwrap()).unwrap();
+    let (good, bad) = (report_entries(&good), report_entries(&bad));
+    assert_eq!(bad.len(), 4);
+    for i in [0, 2, 3] {
+        assert_eq!(bad[i], good[i], "entry {i}");
+    }
+    assert_eq!(field(&bad[1], "id"), Some(&Json::Null));
+    assert_eq!(
+        field(&bad[1], "error"),
+        Some(&Json::String(format!(
+            "bundle entry 1 at offset {rec1:#x}: code object runs past the end of the bundle"
+        )))
+    );
+    // The text report lists it too.
+    let text = hsa_stdout(&["inspect", &path]);
+    assert!(
+        text.contains("  entry 1\n    error: bundle entry 1 at offset"),
+        "{text}"
+    );
+    assert_eq!(text.matches("\n  entry ").count(), 4, "{text}");
+}
