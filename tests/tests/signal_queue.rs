@@ -68,7 +68,7 @@ fn software_queue_with_signal_doorbell_and_completion_signals() {
                 let completion =
                     unsafe { SignalStorage::from_handle(p.completion_signal.handle) }.unwrap();
                 completion.bind(&host).subtract(1, RmwOrder::Release);
-                pp.complete(fetched.completion);
+                pp.complete(fetched.completion).unwrap();
             }
         });
 
