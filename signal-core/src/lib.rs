@@ -75,7 +75,7 @@ pub use protocol::{AnyRegistration, Registration, WakeState};
 #[cfg(not(loom))]
 pub use doorbell::{DoorbellError, DoorbellSignal};
 #[cfg(not(loom))]
-pub use pool::{PoolExhausted, PooledSignal, SignalPool};
+pub use pool::{PoolExhausted, PoolHandle, PoolHandleError, PooledSignal, SignalPool};
 #[cfg(not(loom))]
 pub use raw::{AmdSignal, SignalKind, UnknownSignalKind};
 #[cfg(not(loom))]
