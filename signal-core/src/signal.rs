@@ -2,11 +2,11 @@
 //! of the HSA signal API (HSA runtime specification 1.2, section 2.6).
 
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicU64, Ordering};
 
 use crate::host::SignalHost;
 use crate::protocol::WakeState;
 use crate::raw::{AMD_SIGNAL_ALIGN_BYTES, AMD_SIGNAL_KIND_USER, AmdSignal, AmdSignalKind64};
+use crate::sync::{AtomicI64, AtomicU64, Ordering};
 
 /// The memory orders of the HSA load operations (`hsa_signal_load_relaxed`,
 /// `hsa_signal_load_scacquire`) and of waits.
@@ -162,13 +162,15 @@ pub struct SignalStorage {
 const _: () = assert!(core::mem::offset_of!(SignalStorage, amd) == 0);
 
 impl SignalStorage {
+    const_unless_loom! {
     /// A user signal (`AMD_SIGNAL_KIND_USER`) holding `initial`.
-    pub const fn new(initial: i64) -> Self {
+    pub fn new(initial: i64) -> Self {
         Self {
             amd: AmdSignal::with(AMD_SIGNAL_KIND_USER, initial),
             wake: WakeState::new(),
             mailbox: None,
         }
+    }
     }
 
     /// An interrupt signal: a user signal whose every value change also
@@ -250,6 +252,14 @@ impl SignalStorage {
         }
     }
 
+    /// Loom builds only: this signal with a fence of the wake protocol left
+    /// out (see [`LoomMutation`](crate::protocol::LoomMutation)).
+    #[cfg(loom)]
+    pub fn with_mutation(mut self, mutation: crate::protocol::LoomMutation) -> Self {
+        self.wake = self.wake.with_mutation(mutation);
+        self
+    }
+
     /// The host-side wake state.
     pub fn wake_state(&self) -> &WakeState {
         &self.wake
@@ -277,6 +287,7 @@ impl SignalStorage {
     /// life unregisters itself, and the wake sequence may hold any value.
     /// The host-side mailbox is not touched: pool slots are made by
     /// [`new`](Self::new) and never have one.
+    #[cfg(not(loom))]
     pub(crate) fn reinitialize(&self, initial: i64) {
         let amd = &self.amd;
         amd.kind.store(AMD_SIGNAL_KIND_USER, Ordering::Relaxed);
@@ -293,7 +304,7 @@ impl SignalStorage {
     }
 
     #[inline]
-    pub(crate) fn value(&self) -> &core::sync::atomic::AtomicI64 {
+    pub(crate) fn value(&self) -> &AtomicI64 {
         &self.amd.value
     }
 }

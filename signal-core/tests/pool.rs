@@ -6,6 +6,8 @@
 //! in `a_reference_kept_across_free_and_reuse_stays_sound` was invalidated
 //! by the `&mut` of the reset, which Miri reported as undefined behaviour.
 
+#![cfg(not(loom))]
+
 use core::sync::atomic::{AtomicU32, Ordering};
 use signal_core::raw::AMD_SIGNAL_KIND_USER;
 use signal_core::*;
