@@ -651,6 +651,50 @@ fn hand_made() -> Vec<(&'static str, &'static str, Vec<u8>)> {
             b"\x93\xce\x80\x00\x00\x00\xce\x80\x00\x00\x00\x04",
         )])),
     );
+    // Issue 17 audit: each widened or checked sum/product meets its limit.
+    let mut args = vec![0x91, 0x83];
+    mp_str(&mut args, ".offset");
+    args.extend_from_slice(b"\xce\xff\xff\xff\xff");
+    mp_str(&mut args, ".size");
+    args.push(0x08);
+    mp_str(&mut args, ".value_kind");
+    mp_str(&mut args, "by_value");
+    mp(
+        "arg-offset-plus-size-past-u32.msgpack",
+        metadata_with_kernel(&complete_kernel(&[
+            (".kernarg_segment_size", b"\xce\xff\xff\xff\xff"),
+            (".args", &args),
+        ])),
+    );
+    mp(
+        "kernel-segment-size-2p32.msgpack",
+        metadata_with_kernel(&complete_kernel(&[(
+            ".kernarg_segment_size",
+            b"\xcf\x00\x00\x00\x01\x00\x00\x00\x00",
+        )])),
+    );
+    mp(
+        "kernel-max-num-workgroups-2p32.msgpack",
+        metadata_with_kernel(&complete_kernel(&[(
+            ".max_num_workgroups_x",
+            b"\xcf\x00\x00\x00\x01\x00\x00\x00\x00",
+        )])),
+    );
+    for (name, text) in [
+        ("printf-id-2p32.msgpack", "4294967296:0:x"),
+        ("printf-count-u32-max.msgpack", "1:4294967295:4:x"),
+        ("printf-size-2p32.msgpack", "1:1:4294967296:x"),
+    ] {
+        let mut m = vec![0x83];
+        mp_str(&mut m, "amdhsa.version");
+        m.extend_from_slice(&[0x92, 0x01, 0x02]);
+        mp_str(&mut m, "amdhsa.kernels");
+        m.push(0x90);
+        mp_str(&mut m, "amdhsa.printf");
+        m.push(0x91);
+        mp_str(&mut m, text);
+        mp(name, m);
+    }
     mp(
         "kernel-reqd-size-two-numbers.msgpack",
         metadata_with_kernel(&complete_kernel(&[(
