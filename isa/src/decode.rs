@@ -106,6 +106,10 @@ pub struct Modifiers {
     pub op_sel_hi: u8,
     /// Cache policy: bit 0 `glc`/`sc0`, bit 1 `slc`/`nt`, bit 2 `scc`/`sc1`.
     pub cache: u8,
+    /// Memory offset: DS `offset0 | offset1 << 8`.
+    pub offset: i32,
+    /// DS `gds`.
+    pub gds: bool,
 }
 
 /// A decoded instruction: the operation, its operands in print order and
@@ -267,14 +271,7 @@ impl Decoder {
                     ));
                 }
                 0x34 => (Encoding::Vop3, &tables::VOP3, bits(w0.into(), 16, 10), 2),
-                0x36 => {
-                    return Err(self.error(
-                        Encoding::Ds,
-                        bits(w0.into(), 17, 8),
-                        words,
-                        DecodeErrorKind::UnsupportedEncoding,
-                    ));
-                }
+                0x36 => (Encoding::Ds, &tables::DS, bits(w0.into(), 17, 8), 2),
                 0x37 => {
                     return Err(self.error(
                         Encoding::Flat,
@@ -344,6 +341,7 @@ impl Decoder {
             extra: 0,
         };
         let mut literal = false;
+        let ds_acc = encoding == Encoding::Ds && bits(raw, 25, 1) != 0;
         for (i, slot) in info.slots.iter().enumerate() {
             let w = slot.width;
             let op = match (encoding, slot.field) {
@@ -382,6 +380,11 @@ impl Decoder {
                 (Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc, Field::Src0) => {
                     self.src_or_literal(bits(raw, 0, 9), w, &mut literal)
                 }
+                // gfx90a `acc` (bit 25): data and destination are AGPRs.
+                (Encoding::Ds, Field::Vdst) => operand::vector(bits(raw, 56, 8), w, ds_acc),
+                (Encoding::Ds, Field::Addr) => operand::vector(bits(raw, 32, 8), w, false),
+                (Encoding::Ds, Field::Data0) => operand::vector(bits(raw, 40, 8), w, ds_acc),
+                (Encoding::Ds, Field::Data1) => operand::vector(bits(raw, 48, 8), w, ds_acc),
                 (Encoding::Vop3, Field::Vdst) => self.vdst(slot.kind, bits(raw, 0, 8), w),
                 (Encoding::Vop3, Field::Sdst) => operand::scalar(bits(raw, 8, 7), w),
                 (Encoding::Vop3, Field::Src0) => operand::source(bits(raw, 32, 9), w),
@@ -417,8 +420,11 @@ impl Decoder {
                 omod: bits(raw, 59, 2) as u8,
                 op_sel: bits(raw, 11, 4) as u8,
                 op_sel_hi: 0,
-                cache: 0,
+                ..Modifiers::default()
             };
+        } else if encoding == Encoding::Ds {
+            inst.mods.offset = i32::from(bits(raw, 0, 16));
+            inst.mods.gds = bits(raw, 16, 1) != 0;
         } else if encoding == Encoding::Smem {
             inst.mods.cache = bits(raw, 16, 1) as u8;
         }

@@ -277,6 +277,51 @@ fn sendmsg(f: &mut fmt::Formatter<'_>, v: u16) -> fmt::Result {
     }
 }
 
+/// `ds_swizzle_b32`'s offset (AMDGPUInstPrinter::printSwizzle's forms).
+fn swizzle(f: &mut fmt::Formatter<'_>, v: u16) -> fmt::Result {
+    if v & 0xc000 == 0xc000 {
+        // QUAD_PERM: four 2-bit lane selects.
+        return write!(
+            f,
+            "swizzle(QUAD_PERM,{},{},{},{})",
+            v & 3,
+            (v >> 2) & 3,
+            (v >> 4) & 3,
+            (v >> 6) & 3
+        );
+    }
+    if v & 0x8000 != 0 {
+        return write!(f, "{v}");
+    }
+    let and = v & 0x1f;
+    let or = (v >> 5) & 0x1f;
+    let xor = (v >> 10) & 0x1f;
+    if and == 0x1f && or == 0 && xor.count_ones() == 1 {
+        return write!(f, "swizzle(SWAP,{xor})");
+    }
+    if and == 0x1f && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
+        return write!(f, "swizzle(REVERSE,{})", xor + 1);
+    }
+    let group = 0x1f - and + 1;
+    if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
+        return write!(f, "swizzle(BROADCAST,{group},{or})");
+    }
+    f.write_str("swizzle(BITMASK_PERM,\"")?;
+    for bit in (0..5).rev() {
+        let m = 1 << bit;
+        let p0 = ((0 & and) | or) ^ xor;
+        let p1 = ((0x1f & and) | or) ^ xor;
+        let c = match (p0 & m != 0, p1 & m != 0) {
+            (false, false) => '0',
+            (true, true) => '1',
+            (false, true) => 'p',
+            (true, false) => 'i',
+        };
+        f.write_char(c)?;
+    }
+    f.write_str("\")")
+}
+
 fn gpr_idx(f: &mut fmt::Formatter<'_>, v: u32) -> fmt::Result {
     if v & !0xf != 0 {
         return write!(f, "{}", Hex(u64::from(v)));
@@ -407,6 +452,25 @@ impl Instruction {
                 3 => f.write_str(" div:2")?,
                 _ => {}
             }
+        }
+        if info.mods & mods::OFFSET != 0 && m.offset != 0 {
+            if info.op == crate::Opcode::DS_SWIZZLE_B32 {
+                f.write_str(" offset:")?;
+                swizzle(f, m.offset as u16)?;
+            } else {
+                write!(f, " offset:{}", m.offset)?;
+            }
+        }
+        if info.mods & mods::OFFSET01 != 0 {
+            if m.offset & 0xff != 0 {
+                write!(f, " offset0:{}", m.offset & 0xff)?;
+            }
+            if m.offset >> 8 != 0 {
+                write!(f, " offset1:{}", m.offset >> 8)?;
+            }
+        }
+        if info.mods & mods::GDS != 0 && m.gds {
+            f.write_str(" gds")?;
         }
         if info.mods & mods::GLC != 0 && m.cache & 1 != 0 {
             f.write_str(" glc")?;

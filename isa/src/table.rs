@@ -186,6 +186,12 @@ pub mod mods {
     pub const GLC: u32 = 1 << 15;
     /// Interpolation `high`.
     pub const HIGH: u32 = 1 << 16;
+    /// A 16-bit `offset:` (DS).
+    pub const OFFSET: u32 = 1 << 17;
+    /// Two 8-bit offsets `offset0:`/`offset1:` (DS read2/write2).
+    pub const OFFSET01: u32 = 1 << 18;
+    /// `gds` prints.
+    pub const GDS: u32 = 1 << 19;
 }
 
 /// The entry for `code` on `proc` in a class table sorted by code.

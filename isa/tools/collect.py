@@ -39,6 +39,8 @@ CLASSES = {
              {"vdst": (17, 8, [16]), "src0": (0, 9, [288, 32, 248, 255])}),
     "vopc": (32, 0x7C000000, 0xFE000000, 17, 8, 0x100,
              {"vsrc1": (9, 8, [48]), "src0": (0, 9, [288, 32, 248, 255])}),
+    "ds": (64, 0xD8000000, 0xFC000000, 17, 8, 0x100,
+           {"addr": (32, 8, [16]), "data0": (40, 8, [32]), "data1": (48, 8, [48]), "vdst": (56, 8, [64])}),
     "vop3": (64, 0xD0000000, 0xFC000000, 16, 10, 0x380,
              {"vdst": (0, 8, [16]), "sdst": (8, 7, [80]), "src0": (32, 9, [288, 32, 248]),
               "src1": (41, 9, [304, 48, 248]), "src2": (50, 9, [320, 64, 248])}),
@@ -55,9 +57,13 @@ def dwords(value, bits):
 def main():
     out_dir = sys.argv[1]
     os.makedirs(out_dir, exist_ok=True)
+    only = sys.argv[2:]  # optional class names: re-probe just these
     for cpu in CPUS:
-        result = {}
+        path = os.path.join(out_dir, cpu + ".json")
+        result = json.load(open(path)) if only and os.path.exists(path) else {}
         for cls, (bits, fixed, fmask, oplo, opw, opn, fields) in CLASSES.items():
+            if only and cls not in only:
+                continue
             probes = []
             keys = []
             opmask = ((1 << opw) - 1) << oplo
@@ -83,7 +89,7 @@ def main():
                 table.setdefault(op, {})[name] = r
             result[cls] = table
             print(cpu, cls, sum(1 for t in table.values() if t["base"]), file=sys.stderr)
-        with open(os.path.join(out_dir, cpu + ".json"), "w") as f:
+        with open(path, "w") as f:
             json.dump(result, f)
 
 

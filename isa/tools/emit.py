@@ -14,12 +14,13 @@ FIELD = {
     "sdst": "Sdst", "ssrc0": "Ssrc0", "ssrc1": "Ssrc1", "simm16": "Simm16",
     "literal": "Literal", "sdata": "Sdata", "sbase": "Sbase", "offset": "SmemOffset",
     "vdst": "Vdst", "vsrc1": "Vsrc1", "src0": "Src0", "src1": "Src1", "src2": "Src2",
-    "fixed": "Fixed",
+    "fixed": "Fixed", "addr": "Addr", "data0": "Data0", "data1": "Data1",
 }
 # Classes whose `sdst` field is VOP3b's 7-bit scalar destination.
 MOD_BITS = {
     "clamp": "CLAMP", "mul": "OMOD", "div": "OMOD", "op_sel": "OP_SEL", "glc": "GLC",
     "op_sel_hi": "OP_SEL_HI", "neg_lo": "NEG_LO", "neg_hi": "NEG_HI", "high": "HIGH",
+    "offset": "OFFSET", "offset0": "OFFSET01", "offset1": "OFFSET01", "gds": "GDS",
 }
 
 

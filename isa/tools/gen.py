@@ -120,7 +120,7 @@ def analyse(cls, op, t):
                 s = slots[i]
                 if s["field"] != f:
                     continue
-                if rg and v in (16, 32, 48, 64, 80, 24, 40):
+                if rg and v in (16, 32, 48, 64, 80, 24, 40) and (v < 256):
                     s["file"] = rg[0]
                     s["width"] = rg[2]
                 if rg and v >= 256:
