@@ -309,7 +309,7 @@ fn swizzle(f: &mut fmt::Formatter<'_>, v: u16) -> fmt::Result {
     f.write_str("swizzle(BITMASK_PERM,\"")?;
     for bit in (0..5).rev() {
         let m = 1 << bit;
-        let p0 = ((0 & and) | or) ^ xor;
+        let p0 = or ^ xor;
         let p1 = ((0x1f & and) | or) ^ xor;
         let c = match (p0 & m != 0, p1 & m != 0) {
             (false, false) => '0',
