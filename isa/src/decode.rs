@@ -409,6 +409,9 @@ impl Decoder {
                 (Encoding::Sop2 | Encoding::Sop1 | Encoding::Sopc, Field::Ssrc0) => {
                     self.src_or_literal(bits(raw, 0, 8), w, &mut literal)
                 }
+                (Encoding::Sopc, Field::Ssrc1) if matches!(slot.kind, Kind::Simm(_)) => {
+                    Some(Operand::Imm(u32::from(bits(raw, 8, 8))))
+                }
                 (Encoding::Sop2 | Encoding::Sopc, Field::Ssrc1) => {
                     self.src_or_literal(bits(raw, 8, 8), w, &mut literal)
                 }

@@ -260,9 +260,11 @@ fn sendmsg(f: &mut fmt::Formatter<'_>, v: u16) -> fmt::Result {
         Some(_) if needs_op => op_name.is_some() && (gs && op != 0 || stream == 0),
         Some(_) => op == 0 && stream == 0,
     };
+    // A named message ignores the bits outside its fields (decodeMsg masks
+    // them); the numeric form only prints when it re-encodes to `v`.
     let known_bits = v & !0x37f == 0;
     match name {
-        Some(n) if valid && known_bits => {
+        Some(n) if valid => {
             write!(f, "sendmsg({n}")?;
             if let Some(o) = op_name.filter(|_| needs_op) {
                 write!(f, ", {o}")?;
@@ -412,7 +414,7 @@ impl Instruction {
                 }
             }
             Kind::Dec => match *op {
-                Operand::Imm(v) => write!(f, "{v}"),
+                Operand::Imm(v) => imm32(f, v),
                 _ => Ok(()),
             },
             Kind::Sgpr | Kind::Vgpr | Kind::Agpr | Kind::Vcc => fmt_register(op, f),
@@ -439,7 +441,8 @@ impl Instruction {
                 .slots
                 .iter()
                 .filter(|s| matches!(s.field, Field::Src0 | Field::Src1 | Field::Src2))
-                .count();
+                .count()
+                + usize::from(info.mods & mods::OP_SEL_SRC2 != 0);
             let bits = m.op_sel;
             let mut used = bits & ((1 << nsrc) - 1);
             if bits & 8 != 0 {
@@ -695,7 +698,10 @@ impl Instruction {
         let c = m.dpp_ctrl;
         let gfx90a = self.processor().is_gfx90a_plus();
         // 64-bit (DP ALU) DPP takes only row_newbcast.
-        let dp_alu = info.slots.iter().any(|s| s.width == 2);
+        let dp_alu = info
+            .slots
+            .iter()
+            .any(|s| s.width == 2 && matches!(s.field, Field::Vdst | Field::Src0));
         f.write_char(' ')?;
         if dp_alu && !(gfx90a && (0x150..=0x15f).contains(&c)) {
             f.write_str(" /* DP ALU dpp only supports row_newbcast */")?;

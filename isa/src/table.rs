@@ -109,7 +109,8 @@ pub enum Kind {
     Vcc,
     /// SMEM offset forms.
     SmemOffset,
-    /// A small unsigned immediate printed in decimal (`s_atc_probe`).
+    /// A small unsigned immediate, decimal up to 64, else hexadecimal
+    /// (`s_atc_probe`).
     Dec,
     /// An address operand the form leaves out, printed `off`.
     Off,
@@ -232,6 +233,9 @@ pub mod mods {
     pub const DPP_CTRL: u64 = 1 << 35;
     /// DPP `bound_ctrl:1`.
     pub const BOUND_CTRL: u64 = 1 << 36;
+    /// VOP3 `op_sel` lists one more source than the operands show (the
+    /// tied `src2` of gfx940 `v_cvt_sr_*`).
+    pub const OP_SEL_SRC2: u64 = 1 << 37;
 }
 
 /// The entry for `code` on `proc` in a class table sorted by code.
@@ -242,4 +246,41 @@ pub(crate) fn lookup(table: &'static [OpInfo], code: u16, proc_bit: u8) -> Optio
         .iter()
         .take_while(|e| e.code == code)
         .find(|e| e.procs & proc_bit != 0)
+}
+
+/// The table of an encoding class (every entry, every processor), for
+/// tools and tests that enumerate instructions. An entry's `code` is the
+/// opcode, plus the form variant shifted left by 10 where the class has
+/// forms (FLAT segment/lds/saddr/glc, MUBUF offen/idxen/lds, MTBUF
+/// offen/idxen, SDWA/DPP of VOP1/VOP2/VOPC); `Graphics` has none.
+pub fn entries(encoding: crate::Encoding) -> &'static [OpInfo] {
+    use crate::Encoding as E;
+    use crate::tables as t;
+    match encoding {
+        E::Sop1 => &t::SOP1,
+        E::Sop2 => &t::SOP2,
+        E::Sopk => &t::SOPK,
+        E::Sopc => &t::SOPC,
+        E::Sopp => &t::SOPP,
+        E::Smem => &t::SMEM,
+        E::Vop1 => &t::VOP1,
+        E::Vop2 => &t::VOP2,
+        E::Vopc => &t::VOPC,
+        E::Vop3 => &t::VOP3,
+        E::Vop3p => &t::VOP3P,
+        E::Sdwa => &t::SDWA,
+        E::Dpp => &t::DPP,
+        E::Ds => &t::DS,
+        E::Flat => &t::FLAT,
+        E::Mubuf => &t::MUBUF,
+        E::Mtbuf => &t::MTBUF,
+        E::Graphics => &[],
+    }
+}
+
+impl OpInfo {
+    /// Whether the entry describes the opcode on `processor`.
+    pub fn on(&self, processor: crate::Processor) -> bool {
+        self.procs & processor.bit() != 0
+    }
 }

@@ -5945,7 +5945,7 @@ pub(crate) static SOPC: [OpInfo; 20] = [
             },
             Slot {
                 field: Field::Ssrc1,
-                kind: Kind::Src(Ty::B32),
+                kind: Kind::Simm(Simm::GprIdx),
                 width: 1,
                 acc: 0,
             },
@@ -36970,7 +36970,7 @@ pub(crate) static VOP3: [OpInfo; 453] = [
         code: 0x2a4,
         procs: 0b10000,
         must_zero: 0x1ffc000000008000,
-        mods: ABS_0 | NEG_0 | OP_SEL,
+        mods: ABS_0 | NEG_0 | OP_SEL | OP_SEL_SRC2,
         slots: &[
             Slot {
                 field: Field::Vdst,
@@ -36998,7 +36998,7 @@ pub(crate) static VOP3: [OpInfo; 453] = [
         code: 0x2a5,
         procs: 0b10000,
         must_zero: 0x1ffc000000008000,
-        mods: ABS_0 | NEG_0 | OP_SEL,
+        mods: ABS_0 | NEG_0 | OP_SEL | OP_SEL_SRC2,
         slots: &[
             Slot {
                 field: Field::Vdst,

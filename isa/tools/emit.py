@@ -40,6 +40,8 @@ def base_name(m):
 def kind(cls, s):
     f = s["field"]
     w = s.get("width", 1)
+    if f in ("ssrc0", "ssrc1") and "style" in s:
+        return "Kind::Simm(Simm::%s)" % s["style"], 1
     if f in ("src0", "src1", "src2", "ssrc0", "ssrc1"):
         w = s.get("vwidth") or s.get("width") or 1
         if s.get("vfile") == "a":
@@ -127,6 +129,10 @@ def main():
                     mods.add(MOD_BITS[m])
             if "op_sel_hi" in e.get("base_mods", []):
                 mods.add("PACKED")
+            nsrc = sum(1 for f in fields if f in ("src0", "src1", "src2"))
+            if e.get("op_sel_len") == nsrc + 2:
+                # gfx940 v_cvt_sr_*: op_sel has an entry for the tied src2.
+                mods.add("OP_SEL_SRC2")
             if e.get("offset") == "signed":
                 mods.add("OFFSET_SIGNED")
             mods = " | ".join(sorted(mods)) or "0"

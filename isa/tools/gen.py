@@ -85,6 +85,7 @@ def analyse(cls, op, t):
     must_zero = 0
     mods = set()
     acc_bits = {}
+    op_sel_len = None
     opmask = ((1 << opw) - 1) << oplo
     for b in range(bits):
         if (fmask >> b) & 1 or (opmask >> b) & 1:
@@ -99,6 +100,8 @@ def analyse(cls, op, t):
         for mm in ms:
             if mm not in bmods:
                 mods.add(re.sub(r"[:\[].*", "", mm))
+            if mm.startswith("op_sel:["):
+                op_sel_len = mm.count(",") + 1
         if len(ops) == len(bops):
             for i, (x, y) in enumerate(zip(ops, bops)):
                 # The bit turns this operand's VGPRs into AGPRs.
@@ -156,6 +159,9 @@ def analyse(cls, op, t):
                 if r is None or len(r[1]) != len(bops):
                     return None
                 return bare(r[1][i])
+            if bare(bops[i]).startswith("gpr_idx("):
+                # s_set_gpr_idx_on's mask: an immediate, not a source.
+                s["style"] = "GprIdx"
             ty = imm_type(tok("%s=248" % f), tok("%s=255:3c00" % f), tok("%s=255:3ff00000" % f))
             s["ty"] = ty
             w = s.get("width") or s.get("vwidth") or 1
@@ -190,6 +196,7 @@ def analyse(cls, op, t):
         "mods": sorted(mods),
         "base_mods": sorted(re.sub(r"[:\[].*", "", m) for m in bmods),
         "offset": offset,
+        "op_sel_len": op_sel_len,
         "literal": literal,
     }
 
