@@ -9,5 +9,6 @@
 #![deny(unsafe_code)]
 
 pub mod memory;
+pub mod topology;
 
 pub use memory::{Access, AtomicOp, DeviceMemory, FaultReason, GpuMemory, MemoryFault};
