@@ -278,6 +278,8 @@ pub(crate) struct HostView {
     len: usize,
     /// Whether `Drop` unmaps it (our own mmap) or leaves it (user pages).
     owned: bool,
+    /// The memfd behind it, kept for the client's mmaps and dma-buf export.
+    fd: Option<std::os::fd::OwnedFd>,
 }
 
 // SAFETY: the view is a plain range of shared memory; all accesses through
@@ -296,8 +298,6 @@ impl fmt::Debug for HostView {
     }
 }
 
-// The device model (next commits) uses the constructors and the map.
-#[allow(dead_code)]
 impl HostView {
     /// Maps `len` bytes of `fd` (a memfd) shared and read-write, for the sim's own use.
     pub(crate) fn map_fd(fd: std::os::fd::BorrowedFd<'_>, len: usize) -> rustix::io::Result<Self> {
@@ -322,7 +322,27 @@ impl HostView {
             ptr,
             len,
             owned: true,
+            fd: None,
         })
+    }
+
+    /// A new memfd-backed view of `len` bytes (zero-filled by the kernel).
+    pub(crate) fn memfd(name: &str, len: usize) -> rustix::io::Result<Self> {
+        let fd = rustix::fs::memfd_create(name, rustix::fs::MemfdFlags::CLOEXEC)?;
+        rustix::fs::ftruncate(&fd, len as u64)?;
+        Self::map_fd_keep(fd, len)
+    }
+
+    /// Maps `fd` as [`map_fd`](Self::map_fd) and keeps it.
+    pub(crate) fn map_fd_keep(fd: std::os::fd::OwnedFd, len: usize) -> rustix::io::Result<Self> {
+        let mut v = Self::map_fd(std::os::fd::AsFd::as_fd(&fd), len)?;
+        v.fd = Some(fd);
+        Ok(v)
+    }
+
+    /// The memfd behind the view, if it has one.
+    pub(crate) fn fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        self.fd.as_ref().map(std::os::fd::AsFd::as_fd)
     }
 
     /// A view of client memory (a `USERPTR` buffer).
@@ -336,18 +356,13 @@ impl HostView {
             ptr,
             len,
             owned: false,
+            fd: None,
         }
     }
 
     /// Length in bytes.
     pub(crate) fn len(&self) -> usize {
         self.len
-    }
-
-    /// The address of byte `offset` (for the client-facing mmap of the
-    /// same memory, never dereferenced by the device).
-    pub(crate) fn as_ptr(&self) -> NonNull<u8> {
-        self.ptr
     }
 
     fn check(&self, offset: usize, len: usize) -> bool {
@@ -420,7 +435,7 @@ impl HostView {
     }
 
     /// The 32-bit atomic at `offset` (in range and 4-byte aligned: checked).
-    fn atomic_u32(&self, offset: usize) -> Option<&AtomicU32> {
+    pub(crate) fn atomic_u32_at(&self, offset: usize) -> Option<&AtomicU32> {
         if !self.check(offset, 4) || (self.ptr.as_ptr() as usize + offset) % 4 != 0 {
             return None;
         }
@@ -430,25 +445,12 @@ impl HostView {
     }
 
     /// The 64-bit atomic at `offset` (in range and 8-byte aligned: checked).
-    fn atomic_u64(&self, offset: usize) -> Option<&AtomicU64> {
+    pub(crate) fn atomic_u64_at(&self, offset: usize) -> Option<&AtomicU64> {
         if !self.check(offset, 8) || (self.ptr.as_ptr() as usize + offset) % 8 != 0 {
             return None;
         }
         // SAFETY: as for `atomic_u32`, with 8 bytes.
         Some(unsafe { AtomicU64::from_ptr(self.ptr.as_ptr().wrapping_add(offset).cast()) })
-    }
-
-    /// Zeroes the whole view (fresh VRAM/GTT is cleared, as amdgpu does
-    /// for KFD allocations).
-    pub(crate) fn zero(&self) {
-        const CHUNK: usize = 64 * 1024;
-        let zeros = [0u8; 4096];
-        let mut at = 0;
-        while at < self.len {
-            let n = (self.len - at).min(CHUNK).min(zeros.len());
-            self.write(at, &zeros[..n]);
-            at += n;
-        }
     }
 }
 
@@ -481,7 +483,6 @@ pub(crate) struct VaMap {
     ranges: BTreeMap<u64, VaRange>,
 }
 
-#[allow(dead_code)]
 impl VaMap {
     /// Adds `[start, start + len)`; refuses an overlap (returns false).
     pub(crate) fn insert(&mut self, start: u64, range: VaRange) -> bool {
@@ -507,14 +508,6 @@ impl VaMap {
         let (start, r) = self.ranges.range(..=va).next_back()?;
         (va < r.end).then_some((*start, r))
     }
-
-    /// Whether any range intersects `[start, end)`.
-    pub(crate) fn intersects(&self, start: u64, end: u64) -> bool {
-        self.ranges
-            .range(..end)
-            .next_back()
-            .is_some_and(|(_, r)| r.end > start)
-    }
 }
 
 /// One GPU's view of the process's memory: what `MAP_MEMORY_TO_GPU` made
@@ -538,7 +531,6 @@ impl GpuMemory {
         Self::default()
     }
 
-    #[allow(dead_code)]
     pub(crate) fn map(&self) -> &Arc<RwLock<VaMap>> {
         &self.map
     }
@@ -629,7 +621,7 @@ impl GpuMemory {
         f: impl FnOnce(&AtomicU32) -> R,
     ) -> Result<R, MemoryFault> {
         let p = self.atomic_piece(va, 4, access)?;
-        let a = p.view.atomic_u32(p.offset).ok_or(MemoryFault {
+        let a = p.view.atomic_u32_at(p.offset).ok_or(MemoryFault {
             address: va,
             access,
             reason: FaultReason::Misaligned,
@@ -644,12 +636,72 @@ impl GpuMemory {
         f: impl FnOnce(&AtomicU64) -> R,
     ) -> Result<R, MemoryFault> {
         let p = self.atomic_piece(va, 8, access)?;
-        let a = p.view.atomic_u64(p.offset).ok_or(MemoryFault {
+        let a = p.view.atomic_u64_at(p.offset).ok_or(MemoryFault {
             address: va,
             access,
             reason: FaultReason::Misaligned,
         })?;
         Ok(f(a))
+    }
+}
+
+/// Types made only of atomics, which may be borrowed in place from shared
+/// memory (the client and other engines access the same bytes only
+/// atomically too).
+///
+/// # Safety
+///
+/// Implementation safety: every byte of `Self` belongs to an atomic, every
+/// bit pattern is a valid value, and `Self` has no drop glue.
+pub unsafe trait SharedAtomic: Sync {}
+
+// SAFETY: an atomic integer: all bit patterns valid, no drop.
+unsafe impl SharedAtomic for AtomicU32 {}
+// SAFETY: as above.
+unsafe impl SharedAtomic for AtomicU64 {}
+// SAFETY: a packet slot is one AtomicU32, one AtomicU32 and seven AtomicU64 (aql's layout asserts).
+unsafe impl SharedAtomic for aql::queue::PacketSlot {}
+
+impl GpuMemory {
+    /// Lends `count` values of `T` at `va` to `f`, in place. The range must
+    /// lie in one mapped range (writable when `access` is `Write`) and be
+    /// aligned for `T`. The borrow cannot outlive `f`, and the backing
+    /// memory stays alive until it returns even if the client unmaps it.
+    pub fn with_atomics<T: SharedAtomic, R>(
+        &self,
+        va: u64,
+        count: usize,
+        access: Access,
+        f: impl FnOnce(&[T]) -> R,
+    ) -> Result<R, MemoryFault> {
+        let fault = |address, reason| MemoryFault {
+            address,
+            access,
+            reason,
+        };
+        let size = count
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or(fault(va, FaultReason::AddressOverflow))?;
+        if va % std::mem::align_of::<T>() as u64 != 0 {
+            return Err(fault(va, FaultReason::Misaligned));
+        }
+        let p = self.piece(va, size as u64, access)?;
+        if p.len != size {
+            return Err(fault(va + p.len as u64, FaultReason::NotPresent));
+        }
+        if !p.view.check(p.offset, size) {
+            return Err(fault(va, FaultReason::NotPresent));
+        }
+        let ptr = p.view.ptr.as_ptr().wrapping_add(p.offset);
+        if ptr as usize % std::mem::align_of::<T>() != 0 {
+            return Err(fault(va, FaultReason::Misaligned));
+        }
+        // SAFETY: `count` values of `T` lie inside the live view (checked),
+        // aligned (checked); `T` is made of atomics only (`SharedAtomic`), so
+        // a shared reference to bytes others access atomically is sound; the
+        // view (`p.view`) outlives the call.
+        let slice = unsafe { std::slice::from_raw_parts(ptr.cast::<T>(), count) };
+        Ok(f(slice))
     }
 }
 

@@ -157,11 +157,6 @@ impl GpuSpec {
         self.simd_count / SIMD_PER_CU / self.num_xcc.max(1)
     }
 
-    /// Reported CUs (all XCCs).
-    pub(crate) fn cu_count(&self) -> u32 {
-        self.simd_count / SIMD_PER_CU
-    }
-
     fn waves_per_xcc(&self) -> u32 {
         self.cu_per_xcc() * MAX_WAVES_PER_SIMD * SIMD_PER_CU
     }
@@ -209,7 +204,6 @@ pub struct TopologyConfig {
 /// One GPU as the device model needs it.
 #[derive(Debug, Clone)]
 pub(crate) struct GpuNode {
-    pub(crate) node_id: u32,
     pub(crate) gpu_id: u32,
     pub(crate) drm_render_minor: u32,
     pub(crate) spec: GpuSpec,
@@ -307,7 +301,6 @@ impl SimTopology {
                 files.insert(format!("{base}/io_links/{i}/properties"), l.clone());
             }
             gpus.push(GpuNode {
-                node_id: node,
                 gpu_id,
                 drm_render_minor: minor,
                 spec: spec.clone(),
