@@ -263,9 +263,11 @@ struct Pending {
     packet: Packet,
 }
 
+/// What the CP leaves in a doorbell it has consumed.
+pub(crate) const DOORBELL_IDLE: u64 = u64::MAX;
+
 #[derive(Debug, Default)]
 struct Local {
-    last_doorbell: u64,
     pending: Option<Pending>,
     /// The ring may hold more than one batch.
     more: bool,
@@ -361,21 +363,26 @@ impl Worker {
             // SDMA queues are executed by the SDMA engine (not wired yet).
             return false;
         }
-        let doorbell = self.inner.gpus[self.gpu]
+        // A doorbell is write-only for the client (MMIO): the CP consumes
+        // each store by putting the sentinel back, so a store of the same
+        // value as before (packet id 0 on a fresh queue) is noticed too.
+        let rung = self.inner.gpus[self.gpu]
             .doorbells
             .atomic_u64_at(q.doorbell_offset)
-            .map_or(0, |d| d.load(Ordering::Acquire));
+            .is_some_and(|d| {
+                d.load(Ordering::Relaxed) != DOORBELL_IDLE
+                    && d.swap(DOORBELL_IDLE, Ordering::AcqRel) != DOORBELL_IDLE
+            });
         let mut local = self.local.remove(&q.id).unwrap_or_default();
         if state == WAIT_SCRATCH {
             let worked = self.scratch_retry(q, &mut local);
             self.local.insert(q.id, local);
             return worked;
         }
-        if doorbell == local.last_doorbell && local.pending.is_none() && !local.more {
+        if !rung && local.pending.is_none() && !local.more {
             self.local.insert(q.id, local);
             return false;
         }
-        local.last_doorbell = doorbell;
         let worked = self.drain(q, &mut local);
         self.local.insert(q.id, local);
         worked

@@ -301,10 +301,7 @@ impl SimDevice {
             .map(|node| Gpu {
                 node: node.clone(),
                 memory: GpuMemory::new(),
-                doorbells: Arc::new(
-                    HostView::memfd("sim-doorbells", DOORBELL_PROCESS_SLICE)
-                        .expect("memfd for the doorbell page"),
-                ),
+                doorbells: Arc::new(doorbell_page()),
                 mmio: Arc::new(HostView::memfd("sim-mmio", 4096).expect("memfd for the MMIO page")),
                 vm: Mutex::new(None),
                 vram_used: AtomicU64::new(0),
@@ -409,15 +406,10 @@ impl SimDevice {
             Direction::Write => (true, false),
             Direction::ReadWrite => (true, true),
         };
-        let io = Io {
-            arg: arg.cast(),
-            usize_,
-            copy_in,
-            copy_out,
-        };
+        // SAFETY: `arg` holds `_IOC_SIZE(code)` bytes (our caller's contract).
+        let io = unsafe { Io::new(arg.cast(), usize_, copy_in, copy_out) };
         let d = &*self.inner;
-        // SAFETY (every arm): `io` describes the caller's buffer (our contract).
-        unsafe {
+        {
             match nr {
                 0x01 => io.run(|a: &mut raw::GetVersionArgs| {
                     a.major_version = KFD_IOCTL_MAJOR_VERSION;
@@ -548,25 +540,30 @@ pod!(
 );
 
 impl Io {
-    /// Copies the struct in (zero-extended, as the driver does for older,
-    /// shorter structs), runs `f`, copies it back (also on failure).
-    ///
     /// # Safety
     ///
-    /// `arg` holds `usize_` readable and writable bytes.
-    unsafe fn run<T: Pod>(
-        &self,
-        f: impl FnOnce(&mut T) -> Result<c_int, Errno>,
-    ) -> Result<c_int, Errno> {
+    /// `arg` holds `usize_` readable and writable bytes for the life of `Io`.
+    unsafe fn new(arg: *mut u8, usize_: usize, copy_in: bool, copy_out: bool) -> Self {
+        Self {
+            arg,
+            usize_,
+            copy_in,
+            copy_out,
+        }
+    }
+
+    /// Copies the struct in (zero-extended, as the driver does for older,
+    /// shorter structs), runs `f`, copies it back (also on failure).
+    fn run<T: Pod>(&self, f: impl FnOnce(&mut T) -> Result<c_int, Errno>) -> Result<c_int, Errno> {
         let mut t = T::default();
         let n = self.usize_.min(std::mem::size_of::<T>());
         if self.copy_in {
-            // SAFETY: `n` bytes are readable at `arg` (caller) and fit `t`.
+            // SAFETY: `n` bytes are readable at `arg` (`Io::new`) and fit `t`.
             unsafe { std::ptr::copy_nonoverlapping(self.arg, (&raw mut t).cast::<u8>(), n) };
         }
         let r = f(&mut t);
         if self.copy_out {
-            // SAFETY: `n` bytes are writable at `arg` (caller) and come from `t`.
+            // SAFETY: `n` bytes are writable at `arg` (`Io::new`) and come from `t`.
             unsafe { std::ptr::copy_nonoverlapping((&raw const t).cast::<u8>(), self.arg, n) };
         }
         r
@@ -678,7 +675,7 @@ impl SimDevice {
         drop(p);
         self.cps[i].add_queue(q);
         a.queue_id = qid;
-        a.doorbell_offset = KFD_MMAP_TYPE_DOORBELL | mmap_gpu_id(a.gpu_id) | u64::from(qid) * 8;
+        a.doorbell_offset = KFD_MMAP_TYPE_DOORBELL | mmap_gpu_id(a.gpu_id) | (u64::from(qid) * 8);
         Ok(0)
     }
 
@@ -732,6 +729,9 @@ impl SimDevice {
         let bits = a.num_cu_mask.min(1024);
         let words = bits as usize / 32;
         let mut mask = vec![0u32; words];
+        if a.cu_mask_ptr == 0 {
+            return Err(Errno::FAULT);
+        }
         // SAFETY: the caller's contract: `num_cu_mask / 32` words at `cu_mask_ptr`.
         unsafe {
             std::ptr::copy_nonoverlapping(a.cu_mask_ptr as *const u32, mask.as_mut_ptr(), words)
@@ -834,9 +834,13 @@ impl SimDevice {
         }
         let count = n.min(a.num_of_nodes);
         let out = a.kfd_process_device_apertures_ptr as *mut raw::ProcessDeviceApertures;
+        if out.is_null() {
+            return Err(Errno::FAULT);
+        }
         for i in 0..count as usize {
+            let entry = out.wrapping_add(i);
             // SAFETY: the caller's array holds `num_of_nodes >= count` entries.
-            unsafe { out.add(i).write_unaligned(self.aperture(i)) };
+            unsafe { entry.write_unaligned(self.aperture(i)) };
         }
         a.num_of_nodes = count;
         Ok(0)
@@ -878,6 +882,9 @@ impl SimDevice {
             (a.macro_tile_config_ptr, a.num_macro_tile_configs),
         ] {
             if n > 0 {
+                if ptr == 0 {
+                    return Err(Errno::FAULT);
+                }
                 // SAFETY: the caller's arrays hold at least the counts it passed.
                 unsafe { std::ptr::write_bytes(ptr as *mut u32, 0, n as usize) };
             }
@@ -1038,11 +1045,14 @@ impl SimDevice {
         Ok(0)
     }
 
-    fn device_ids(ptr: u64, n: u32) -> Vec<u32> {
+    fn device_ids(ptr: u64, n: u32) -> Result<Vec<u32>, Errno> {
+        if ptr == 0 {
+            return Err(Errno::FAULT);
+        }
         let mut ids = vec![0u32; n as usize];
         // SAFETY: the caller's contract: `n` ids at `ptr`.
         unsafe { std::ptr::copy_nonoverlapping(ptr as *const u32, ids.as_mut_ptr(), ids.len()) };
-        ids
+        Ok(ids)
     }
 
     fn map_to_gpu(&self, a: &mut raw::MapMemoryToGpuArgs) -> Result<c_int, Errno> {
@@ -1050,7 +1060,7 @@ impl SimDevice {
         if a.n_devices == 0 || a.n_success > a.n_devices {
             return Err(Errno::INVAL);
         }
-        let ids = Self::device_ids(a.device_ids_array_ptr, a.n_devices);
+        let ids = Self::device_ids(a.device_ids_array_ptr, a.n_devices)?;
         let owner = self.gpu((a.handle >> 32) as u32)?;
         if !d.bound(owner) {
             return Err(Errno::NODEV);
@@ -1059,8 +1069,8 @@ impl SimDevice {
         if !p.bos.contains_key(&a.handle) {
             return Err(Errno::NOMEM);
         }
-        for k in a.n_success as usize..ids.len() {
-            let gi = d.gpu_index(ids[k]).ok_or(Errno::INVAL)?;
+        for (k, id) in ids.iter().enumerate().skip(a.n_success as usize) {
+            let gi = d.gpu_index(*id).ok_or(Errno::INVAL)?;
             if !d.bound(gi) {
                 return Err(Errno::NODEV);
             }
@@ -1081,14 +1091,14 @@ impl SimDevice {
         if a.n_devices == 0 || a.n_success > a.n_devices {
             return Err(Errno::INVAL);
         }
-        let ids = Self::device_ids(a.device_ids_array_ptr, a.n_devices);
+        let ids = Self::device_ids(a.device_ids_array_ptr, a.n_devices)?;
         self.gpu((a.handle >> 32) as u32)?;
         let mut p = d.lock();
         if !p.bos.contains_key(&a.handle) {
             return Err(Errno::NOMEM);
         }
-        for k in a.n_success as usize..ids.len() {
-            let gi = d.gpu_index(ids[k]).ok_or(Errno::INVAL)?;
+        for (k, id) in ids.iter().enumerate().skip(a.n_success as usize) {
+            let gi = d.gpu_index(*id).ok_or(Errno::INVAL)?;
             let bo = p.bos.get_mut(&a.handle).ok_or(Errno::NOMEM)?;
             // Not attached to that VM: -EINVAL.
             if !bo.mapped_on.remove(&gi) {
@@ -1229,14 +1239,14 @@ impl SimDevice {
             return Err(Errno::INVAL);
         }
         let n = a.nattr as usize;
+        if arg.is_null() {
+            return Err(Errno::FAULT);
+        }
+        let first = arg
+            .wrapping_add(std::mem::size_of::<raw::SvmArgs>())
+            .cast::<raw::SvmAttribute>();
         // SAFETY: the caller's contract: `nattr` pairs follow the header.
-        let attrs = unsafe {
-            std::slice::from_raw_parts_mut(
-                arg.add(std::mem::size_of::<raw::SvmArgs>())
-                    .cast::<raw::SvmAttribute>(),
-                n,
-            )
-        };
+        let attrs = unsafe { std::slice::from_raw_parts_mut(first, n) };
         let d = &*self.inner;
         let gpu_attr = |v: u32| {
             v == KFD_IOCTL_SVM_LOCATION_SYSMEM
@@ -1281,21 +1291,22 @@ impl SimDevice {
                     .or_insert_with(|| (a.size, Vec::new()));
                 entry.0 = a.size;
                 for at in attrs.iter() {
+                    let per_gpu = |t| {
+                        matches!(
+                            t,
+                            KFD_IOCTL_SVM_ATTR_ACCESS
+                                | KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE
+                                | KFD_IOCTL_SVM_ATTR_NO_ACCESS
+                        )
+                    };
+                    // A new value replaces the old one of its kind (per GPU
+                    // for the access attributes).
                     entry.1.retain(|o| {
-                        !(o.type_ == at.type_
-                            && !matches!(
-                                at.type_,
-                                KFD_IOCTL_SVM_ATTR_ACCESS
-                                    | KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE
-                                    | KFD_IOCTL_SVM_ATTR_NO_ACCESS
-                            ))
-                            && !(o.value == at.value
-                                && matches!(
-                                    o.type_,
-                                    KFD_IOCTL_SVM_ATTR_ACCESS
-                                        | KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE
-                                        | KFD_IOCTL_SVM_ATTR_NO_ACCESS
-                                ))
+                        if per_gpu(at.type_) {
+                            !(per_gpu(o.type_) && o.value == at.value)
+                        } else {
+                            o.type_ != at.type_
+                        }
                     });
                     entry.1.push(*at);
                 }
@@ -1571,6 +1582,18 @@ impl SimDevice {
         drop(p);
         self.inner.events.set_page(page)
     }
+}
+
+/// A process doorbell page with every doorbell idle.
+fn doorbell_page() -> HostView {
+    let v = HostView::memfd("sim-doorbells", DOORBELL_PROCESS_SLICE)
+        .expect("memfd for the doorbell page");
+    for i in 0..DOORBELL_PROCESS_SLICE / 8 {
+        if let Some(d) = v.atomic_u64_at(i * 8) {
+            d.store(crate::cp::DOORBELL_IDLE, Ordering::Relaxed);
+        }
+    }
+    v
 }
 
 /// Maps `len` bytes of `view`'s memfd, shared (at `at` with `MAP_FIXED`).
