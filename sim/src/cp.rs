@@ -618,6 +618,11 @@ impl Worker {
             gpu_id: q.gpu_id,
             queue_id: q.id,
             packet_id: id,
+            packet_address: {
+                let (base, size, _, _) = q.ring();
+                base + (id.wrapping_mul(64) % u64::from(size.max(64)))
+            },
+            queue_address: self.amd_queue(q).unwrap_or(0),
             dimensions: dims,
             workgroup_size: wg,
             grid_size: grid,

@@ -56,8 +56,8 @@ const BO_MMAP_OFFSET_BASE: u64 = 1 << 32;
 const GPUVM_BASE: u64 = 0x1_0000;
 const GPUVM_LIMIT: u64 = (1 << 47) - 1;
 /// GFX9 LDS and scratch apertures (`MAKE_LDS_APP_BASE_V9`, `MAKE_SCRATCH_APP_BASE_V9`).
-const LDS_BASE_V9: u64 = 0x1 << 48;
-const SCRATCH_BASE_V9: u64 = 0x2 << 48;
+pub(crate) const LDS_BASE_V9: u64 = 0x1 << 48;
+pub(crate) const SCRATCH_BASE_V9: u64 = 0x2 << 48;
 /// `GB_ADDR_CONFIG` of gfx90a (the golden value of `gfx_v9_0.c`).
 const GB_ADDR_CONFIG_GFX90A: u32 = 0x2a11_4042;
 

@@ -34,8 +34,14 @@ pub struct Dispatch<'a> {
     pub gpu_id: u32,
     /// The queue (`queue_id`).
     pub queue_id: u32,
-    /// The packet id in the queue.
+    /// The packet id in the queue (the dispatch id the CP loads into the
+    /// Dispatch Id SGPRs).
     pub packet_id: u64,
+    /// GPU address of the AQL packet (the Dispatch Ptr SGPRs).
+    pub packet_address: u64,
+    /// GPU address of the queue's `amd_queue_t` (the Queue Ptr SGPRs), 0
+    /// when the queue has none.
+    pub queue_address: u64,
     /// Grid dimensions used (1-3).
     pub dimensions: u8,
     /// Workgroup size in work-items per dimension.
@@ -69,6 +75,9 @@ pub enum ShaderFault {
     IllegalInstruction {
         /// The mnemonic or the raw encoding as text.
         mnemonic: String,
+        /// The kernel: its symbol name when the code object's image in GPU
+        /// memory names it, else its kernel object address.
+        kernel: String,
         /// Byte offset of the instruction from the kernel's entry.
         offset: u64,
     },
@@ -76,6 +85,8 @@ pub enum ShaderFault {
     Trap {
         /// The trap id.
         trap_id: u16,
+        /// The kernel (as for `IllegalInstruction`).
+        kernel: String,
         /// Byte offset of the instruction from the kernel's entry.
         offset: u64,
     },
@@ -88,10 +99,19 @@ impl fmt::Display for ShaderFault {
         match self {
             Self::NoShaderCore => write!(f, "no shader core installed in the simulated GPU"),
             Self::Memory(m) => write!(f, "{m}"),
-            Self::IllegalInstruction { mnemonic, offset } => {
-                write!(f, "illegal instruction {mnemonic} at +{offset:#x}")
-            }
-            Self::Trap { trap_id, offset } => write!(f, "trap {trap_id} at +{offset:#x}"),
+            Self::IllegalInstruction {
+                mnemonic,
+                kernel,
+                offset,
+            } => write!(
+                f,
+                "illegal instruction {mnemonic} in kernel {kernel} at +{offset:#x}"
+            ),
+            Self::Trap {
+                trap_id,
+                kernel,
+                offset,
+            } => write!(f, "s_trap {trap_id} in kernel {kernel} at +{offset:#x}"),
             Self::Abort(why) => write!(f, "wave aborted: {why}"),
         }
     }

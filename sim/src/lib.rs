@@ -10,6 +10,7 @@
 //!   bounds-checked type ([`GpuMemory`], trait [`DeviceMemory`]).
 //! - [`topology`]: the sysfs tree the `kfd` parser reads.
 //! - [`dispatch`]: the seam a shader core plugs into.
+//! - [`shader`]: the shader core, a GFX9 interpreter ([`Interpreter`]).
 //! - `cp`: the command processor threads.
 #![deny(unsafe_code)]
 
@@ -18,6 +19,7 @@ mod device;
 pub mod dispatch;
 mod events;
 pub mod memory;
+pub mod shader;
 pub mod topology;
 
 pub use cp::{MAX_SLEEP, QueueError, SPIN_WINDOW, code};
@@ -26,4 +28,5 @@ pub use dispatch::{AgentCall, AgentHandler, Dispatch, QueueScratch, ShaderCore, 
 pub use memory::{
     Access, AtomicOp, DeviceMemory, FaultReason, GpuMemory, MemoryFault, SharedAtomic,
 };
+pub use shader::Interpreter;
 pub use topology::{Board, SimTopology, TopologyConfig};
