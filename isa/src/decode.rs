@@ -110,6 +110,33 @@ pub struct Modifiers {
     pub offset: i32,
     /// DS `gds`.
     pub gds: bool,
+    /// MUBUF/MTBUF `offen`: the address VGPR holds an offset.
+    pub offen: bool,
+    /// MUBUF/MTBUF `idxen`: the address VGPR holds an index.
+    pub idxen: bool,
+    /// MUBUF `tfe`.
+    pub tfe: bool,
+    /// MTBUF data format (`dfmt`, low 4 bits) and number format (`nfmt`,
+    /// bits 4..7).
+    pub format: u8,
+    /// MAI `cbsz` (broadcast block size).
+    pub cbsz: u8,
+    /// MAI `abid` (broadcast block id).
+    pub abid: u8,
+    /// MAI `blgp` (B-matrix lane group pattern; `neg` on gfx940 f64 MFMA).
+    pub blgp: u8,
+    /// SDWA `dst_sel`, `dst_unused`, `src0_sel`, `src1_sel` (in that order).
+    pub sdwa_sel: [u8; 4],
+    /// SDWA sign extension per source (bit i = source i).
+    pub sext: u8,
+    /// DPP control (`quad_perm`, `row_shl`, ...).
+    pub dpp_ctrl: u16,
+    /// DPP `row_mask`.
+    pub row_mask: u8,
+    /// DPP `bank_mask`.
+    pub bank_mask: u8,
+    /// DPP `bound_ctrl`.
+    pub bound_ctrl: bool,
 }
 
 /// A decoded instruction: the operation, its operands in print order and
@@ -263,38 +290,42 @@ impl Decoder {
                 }
                 0x00..=0x1F => (Encoding::Vop2, &tables::VOP2, bits(w0.into(), 25, 6), 1),
                 0x34 if w0 >> 23 == 0x1A7 => {
-                    return Err(self.error(
-                        Encoding::Vop3p,
-                        bits(w0.into(), 16, 7),
-                        words,
-                        DecodeErrorKind::UnsupportedEncoding,
-                    ));
+                    (Encoding::Vop3p, &tables::VOP3P, bits(w0.into(), 16, 7), 2)
                 }
                 0x34 => (Encoding::Vop3, &tables::VOP3, bits(w0.into(), 16, 10), 2),
                 0x36 => (Encoding::Ds, &tables::DS, bits(w0.into(), 17, 8), 2),
+                // FLAT/GLOBAL/SCRATCH: the table variant is the segment, bit
+                // 13 (lds, or gfx940 scratch `sve`), `saddr` = off, and glc
+                // (it selects the returning atomics).
                 0x37 => {
-                    return Err(self.error(
-                        Encoding::Flat,
-                        bits(w0.into(), 18, 7),
-                        words,
-                        DecodeErrorKind::UnsupportedEncoding,
-                    ));
+                    let w = u64::from(w0) | (u64::from(words[1]) << 32);
+                    let variant = bits(w, 14, 2)
+                        | bits(w, 13, 1) << 2
+                        | u16::from(bits(w, 48, 7) == 0x7F) << 3
+                        | bits(w, 16, 1) << 4;
+                    let code = bits(w, 18, 7) | variant << 10;
+                    (Encoding::Flat, &tables::FLAT, code, 2)
                 }
+                // MUBUF: offen, idxen and lds select the form.
                 0x38 => {
-                    return Err(self.error(
+                    let w = u64::from(w0);
+                    let variant = bits(w, 12, 1) | bits(w, 13, 1) << 1 | bits(w, 16, 1) << 2;
+                    (
                         Encoding::Mubuf,
-                        bits(w0.into(), 18, 7),
-                        words,
-                        DecodeErrorKind::UnsupportedEncoding,
-                    ));
+                        &tables::MUBUF,
+                        bits(w, 18, 7) | variant << 10,
+                        2,
+                    )
                 }
                 0x3A => {
-                    return Err(self.error(
+                    let w = u64::from(w0);
+                    let variant = bits(w, 12, 1) | bits(w, 13, 1) << 1;
+                    (
                         Encoding::Mtbuf,
-                        bits(w0.into(), 15, 4),
-                        words,
-                        DecodeErrorKind::UnsupportedEncoding,
-                    ));
+                        &tables::MTBUF,
+                        bits(w, 15, 4) | variant << 10,
+                        2,
+                    )
                 }
                 _ => {
                     return Err(self.error(
@@ -305,20 +336,38 @@ impl Decoder {
                     ));
                 }
             };
-        let err = |kind| self.error(encoding, code_field, words, kind);
+        // VOP1/VOP2/VOPC with src0 selecting the SDWA or DPP dword: the
+        // extension's table, variant by the VOP encoding it extends.
+        let (encoding, table, code_field, dwords) =
+            if matches!(encoding, Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc)
+                && matches!(w0 & 0x1FF, 249 | 250)
+            {
+                let variant: u16 = match encoding {
+                    Encoding::Vop1 => 0,
+                    Encoding::Vop2 => 1,
+                    _ => 2,
+                };
+                if w0 & 0x1FF == 249 {
+                    (
+                        Encoding::Sdwa,
+                        &tables::SDWA[..],
+                        code_field | variant << 10,
+                        2,
+                    )
+                } else {
+                    (
+                        Encoding::Dpp,
+                        &tables::DPP[..],
+                        code_field | variant << 10,
+                        2,
+                    )
+                }
+            } else {
+                (encoding, table, code_field, dwords)
+            };
+        let err = |kind| self.error(encoding, code_field & 0x3FF, words, kind);
         if dwords == 2 && word(1).is_none() {
             return Err(err(DecodeErrorKind::Truncated));
-        }
-        // VOP1/VOP2/VOPC with src0 selecting the SDWA or DPP dword.
-        if matches!(encoding, Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc)
-            && matches!(w0 & 0x1FF, 249 | 250)
-        {
-            let e = if w0 & 0x1FF == 249 {
-                Encoding::Sdwa
-            } else {
-                Encoding::Dpp
-            };
-            return Err(self.error(e, code_field, words, DecodeErrorKind::UnsupportedEncoding));
         }
         let info = table::lookup(table, code_field, self.processor.bit())
             .ok_or_else(|| err(DecodeErrorKind::UnknownOpcode))?;
@@ -341,10 +390,11 @@ impl Decoder {
             extra: 0,
         };
         let mut literal = false;
-        let ds_acc = encoding == Encoding::Ds && bits(raw, 25, 1) != 0;
+        let tfe = info.mods & table::mods::TFE != 0 && bits(raw, 55, 1) != 0;
         for (i, slot) in info.slots.iter().enumerate() {
             let w = slot.width;
             let op = match (encoding, slot.field) {
+                (_, Field::Fixed) if slot.kind == Kind::Off => Some(Operand::None),
                 (_, Field::Fixed) => Some(Operand::Special {
                     reg: operand::SpecialReg::VccLo,
                     count: 2,
@@ -358,6 +408,9 @@ impl Decoder {
                 }
                 (Encoding::Sop2 | Encoding::Sop1 | Encoding::Sopc, Field::Ssrc0) => {
                     self.src_or_literal(bits(raw, 0, 8), w, &mut literal)
+                }
+                (Encoding::Sopc, Field::Ssrc1) if matches!(slot.kind, Kind::Simm(_)) => {
+                    Some(Operand::Imm(u32::from(bits(raw, 8, 8))))
                 }
                 (Encoding::Sop2 | Encoding::Sopc, Field::Ssrc1) => {
                     self.src_or_literal(bits(raw, 8, 8), w, &mut literal)
@@ -380,11 +433,63 @@ impl Decoder {
                 (Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc, Field::Src0) => {
                     self.src_or_literal(bits(raw, 0, 9), w, &mut literal)
                 }
-                // gfx90a `acc` (bit 25): data and destination are AGPRs.
-                (Encoding::Ds, Field::Vdst) => operand::vector(bits(raw, 56, 8), w, ds_acc),
+                (Encoding::Ds, Field::Vdst) => operand::vector(bits(raw, 56, 8), w, false),
                 (Encoding::Ds, Field::Addr) => operand::vector(bits(raw, 32, 8), w, false),
-                (Encoding::Ds, Field::Data0) => operand::vector(bits(raw, 40, 8), w, ds_acc),
-                (Encoding::Ds, Field::Data1) => operand::vector(bits(raw, 48, 8), w, ds_acc),
+                (Encoding::Ds, Field::Data0) => operand::vector(bits(raw, 40, 8), w, false),
+                (Encoding::Ds, Field::Data1) => operand::vector(bits(raw, 48, 8), w, false),
+                (Encoding::Flat | Encoding::Mubuf | Encoding::Mtbuf, Field::Vaddr) => {
+                    operand::vector(bits(raw, 32, 8), w, false)
+                }
+                // `tfe` returns one more dword.
+                (Encoding::Flat | Encoding::Mubuf | Encoding::Mtbuf, Field::Vdata) => {
+                    operand::vector(bits(raw, 40, 8), w + u8::from(tfe), false)
+                }
+                (Encoding::Flat, Field::Vdst) => operand::vector(bits(raw, 56, 8), w, false),
+                (Encoding::Flat, Field::Saddr) => operand::scalar(bits(raw, 48, 7), w),
+                (Encoding::Mubuf | Encoding::Mtbuf, Field::Srsrc) => {
+                    operand::scalar(bits(raw, 48, 5) * 4, w)
+                }
+                (Encoding::Mubuf | Encoding::Mtbuf, Field::Soffset) => {
+                    operand::scalar(bits(raw, 56, 8), w)
+                }
+                (Encoding::Vop3p, Field::Vdst) => self.vdst(slot.kind, bits(raw, 0, 8), w),
+                (Encoding::Vop3p, Field::Src0 | Field::Src1 | Field::Src2) => {
+                    let lo = match slot.field {
+                        Field::Src0 => 32,
+                        Field::Src1 => 41,
+                        _ => 50,
+                    };
+                    let code = bits(raw, lo, 9);
+                    match slot.kind {
+                        Kind::Agpr if code >= 256 => operand::vector(code - 256, w, true),
+                        Kind::Agpr => None,
+                        _ => operand::source(code, w),
+                    }
+                }
+                (Encoding::Sdwa | Encoding::Dpp, Field::Vdst) => {
+                    operand::vector(bits(raw, 17, 8), w, false)
+                }
+                // SDWA `s0`/`s1`: the source is an SGPR or constant code.
+                (Encoding::Sdwa, Field::Src0) if bits(raw, 55, 1) != 0 => {
+                    operand::scalar(bits(raw, 32, 8), w)
+                }
+                (Encoding::Sdwa | Encoding::Dpp, Field::Src0) => {
+                    operand::vector(bits(raw, 32, 8), w, false)
+                }
+                (Encoding::Sdwa, Field::Vsrc1) if bits(raw, 63, 1) != 0 => {
+                    operand::scalar(bits(raw, 9, 8), w)
+                }
+                (Encoding::Sdwa | Encoding::Dpp, Field::Vsrc1) => {
+                    operand::vector(bits(raw, 9, 8), w, false)
+                }
+                // SDWA VOPC: `sd` selects an SGPR destination over vcc.
+                (Encoding::Sdwa, Field::Sdst) if bits(raw, 47, 1) != 0 => {
+                    operand::scalar(bits(raw, 40, 7), w)
+                }
+                (Encoding::Sdwa, Field::Sdst) => Some(Operand::Special {
+                    reg: operand::SpecialReg::VccLo,
+                    count: 2,
+                }),
                 (Encoding::Vop3, Field::Vdst) => self.vdst(slot.kind, bits(raw, 0, 8), w),
                 (Encoding::Vop3, Field::Sdst) => operand::scalar(bits(raw, 8, 7), w),
                 (Encoding::Vop3, Field::Src0) => operand::source(bits(raw, 32, 9), w),
@@ -392,8 +497,15 @@ impl Decoder {
                 (Encoding::Vop3, Field::Src2) => operand::source(bits(raw, 50, 9), w),
                 _ => None,
             };
-            inst.operands[i] =
-                op.ok_or_else(|| err(DecodeErrorKind::InvalidOperand(slot.field)))?;
+            let mut op = op.ok_or_else(|| err(DecodeErrorKind::InvalidOperand(slot.field)))?;
+            // gfx90a `acc` bits: data/destination (DS, FLAT, MUBUF, MTBUF),
+            // MAI `acc_cd` and A/B `acc` name AGPRs instead of VGPRs.
+            if slot.acc != 0 && bits(raw, u32::from(slot.acc), 1) != 0 {
+                if let Operand::Vgpr { index, count } = op {
+                    op = Operand::Agpr { index, count };
+                }
+            }
+            inst.operands[i] = op;
         }
         if literal {
             let at = usize::from(inst.len) / 4;
@@ -427,8 +539,85 @@ impl Decoder {
             inst.mods.gds = bits(raw, 16, 1) != 0;
         } else if encoding == Encoding::Smem {
             inst.mods.cache = bits(raw, 16, 1) as u8;
+        } else {
+            self.class_modifiers(&mut inst, raw).map_err(err)?;
         }
         Ok(inst)
+    }
+
+    /// Modifiers of VOP3P, SDWA, DPP and the memory classes.
+    fn class_modifiers(&self, inst: &mut Instruction, raw: u64) -> Result<(), DecodeErrorKind> {
+        let info = inst.info;
+        let m = &mut inst.mods;
+        let cache = |glc: u32, slc: u32, scc: u32| {
+            (bits(raw, glc, 1) | bits(raw, slc, 1) << 1 | bits(raw, scc, 1) << 2) as u8
+        };
+        match inst.encoding {
+            Encoding::Flat => {
+                let off = bits(raw, 0, 13);
+                m.offset = if info.mods & table::mods::OFFSET_SIGNED != 0 {
+                    i32::from(((off << 3) as i16) >> 3)
+                } else {
+                    i32::from(off)
+                };
+                m.cache = cache(16, 17, 25);
+            }
+            Encoding::Mubuf | Encoding::Mtbuf => {
+                m.offset = i32::from(bits(raw, 0, 12));
+                m.offen = bits(raw, 12, 1) != 0;
+                m.idxen = bits(raw, 13, 1) != 0;
+                m.tfe = info.mods & table::mods::TFE != 0 && bits(raw, 55, 1) != 0;
+                if inst.encoding == Encoding::Mubuf {
+                    m.cache = cache(14, 17, 15);
+                } else {
+                    m.cache = cache(14, 54, 53);
+                    m.format = (bits(raw, 19, 4) | bits(raw, 23, 3) << 4) as u8;
+                }
+            }
+            Encoding::Vop3p => {
+                m.neg = bits(raw, 61, 3) as u8;
+                m.abs = bits(raw, 8, 3) as u8;
+                m.op_sel = bits(raw, 11, 3) as u8;
+                m.op_sel_hi = (bits(raw, 59, 2) | bits(raw, 14, 1) << 2) as u8;
+                m.clamp = info.mods & table::mods::CLAMP != 0 && bits(raw, 15, 1) != 0;
+                m.cbsz = bits(raw, 8, 3) as u8;
+                m.abid = bits(raw, 11, 4) as u8;
+                m.blgp = bits(raw, 61, 3) as u8;
+            }
+            Encoding::Sdwa => {
+                m.sdwa_sel = [
+                    bits(raw, 40, 3) as u8,
+                    bits(raw, 43, 2) as u8,
+                    bits(raw, 48, 3) as u8,
+                    bits(raw, 56, 3) as u8,
+                ];
+                let sel_ok = |s: u8| s <= 6;
+                let vopc = info.slots.iter().any(|s| s.field == Field::Sdst);
+                if !vopc && (!sel_ok(m.sdwa_sel[0]) || m.sdwa_sel[1] > 2) {
+                    return Err(DecodeErrorKind::InvalidOperand(Field::Vdst));
+                }
+                if !sel_ok(m.sdwa_sel[2]) || !sel_ok(m.sdwa_sel[3]) {
+                    return Err(DecodeErrorKind::InvalidOperand(Field::Src0));
+                }
+                if !vopc {
+                    m.clamp = bits(raw, 45, 1) != 0;
+                    m.omod = bits(raw, 46, 2) as u8;
+                }
+                m.sext = (bits(raw, 51, 1) | bits(raw, 59, 1) << 1) as u8;
+                m.neg = (bits(raw, 52, 1) | bits(raw, 60, 1) << 1) as u8;
+                m.abs = (bits(raw, 53, 1) | bits(raw, 61, 1) << 1) as u8;
+            }
+            Encoding::Dpp => {
+                m.dpp_ctrl = bits(raw, 40, 9);
+                m.bound_ctrl = bits(raw, 51, 1) != 0;
+                m.neg = (bits(raw, 52, 1) | bits(raw, 54, 1) << 1) as u8;
+                m.abs = (bits(raw, 53, 1) | bits(raw, 55, 1) << 1) as u8;
+                m.bank_mask = bits(raw, 56, 4) as u8;
+                m.row_mask = bits(raw, 60, 4) as u8;
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     fn error(

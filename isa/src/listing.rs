@@ -98,6 +98,7 @@ pub fn kernel_code<'a>(bytes: &'a [u8], name: &str) -> Result<KernelCode<'a>, Li
 
 /// A printable listing of a kernel: `format!("{}", listing(...)?)` gives
 /// one line per instruction, each `\t<instruction>` as objdump indents it,
+/// `\t\t...` for a run of 8 or more zero bytes (objdump skips them too),
 /// and `\t<invalid: ...>` for a word that does not decode.
 #[derive(Clone, Copy, Debug)]
 pub struct Listing<'a> {
@@ -111,13 +112,34 @@ pub fn listing<'a>(bytes: &'a [u8], name: &str) -> Result<Listing<'a>, ListingEr
     })
 }
 
+/// Zero bytes at the start of `code` that objdump skips: a run of at least
+/// 8, in whole dwords (llvm-objdump's `countSkippableZeroBytes`).
+fn skippable_zeros(code: &[u8]) -> usize {
+    let n = code.iter().take_while(|b| **b == 0).count();
+    if n < 8 { 0 } else { n & !3 }
+}
+
 impl fmt::Display for Listing<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let decoder = Decoder::new(self.kernel.processor);
-        for (_, r) in decoder.decode_all(self.kernel.code) {
-            match r {
-                Ok(i) => writeln!(f, "\t{i}")?,
-                Err(e) => writeln!(f, "\t<invalid: {e}>")?,
+        let code = self.kernel.code;
+        let mut at = 0;
+        while let Some(rest) = code.get(at..).filter(|r| !r.is_empty()) {
+            let zeros = skippable_zeros(rest);
+            if zeros != 0 {
+                writeln!(f, "\t\t...")?;
+                at += zeros;
+                continue;
+            }
+            match decoder.decode(rest) {
+                Ok(i) => {
+                    writeln!(f, "\t{i}")?;
+                    at += i.len();
+                }
+                Err(e) => {
+                    writeln!(f, "\t<invalid: {e}>")?;
+                    at += 4;
+                }
             }
         }
         Ok(())

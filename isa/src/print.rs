@@ -4,7 +4,7 @@
 
 use core::fmt::{self, Write};
 
-use crate::decode::Instruction;
+use crate::decode::{Encoding, Instruction};
 use crate::operand::{Operand, fmt_register};
 use crate::table::{Field, Kind, Simm, Slot, Ty, mods};
 
@@ -157,7 +157,7 @@ fn is_constant(op: &Operand) -> bool {
 fn source_index(field: Field) -> Option<u8> {
     match field {
         Field::Src0 | Field::Ssrc0 => Some(0),
-        Field::Src1 | Field::Ssrc1 => Some(1),
+        Field::Src1 | Field::Ssrc1 | Field::Vsrc1 => Some(1),
         Field::Src2 => Some(2),
         _ => None,
     }
@@ -260,9 +260,11 @@ fn sendmsg(f: &mut fmt::Formatter<'_>, v: u16) -> fmt::Result {
         Some(_) if needs_op => op_name.is_some() && (gs && op != 0 || stream == 0),
         Some(_) => op == 0 && stream == 0,
     };
+    // A named message ignores the bits outside its fields (decodeMsg masks
+    // them); the numeric form only prints when it re-encodes to `v`.
     let known_bits = v & !0x37f == 0;
     match name {
-        Some(n) if valid && known_bits => {
+        Some(n) if valid => {
             write!(f, "sendmsg({n}")?;
             if let Some(o) = op_name.filter(|_| needs_op) {
                 write!(f, ", {o}")?;
@@ -351,6 +353,12 @@ impl Instruction {
                     ),
                     None => (false, false),
                 };
+                let sext = i.is_some_and(|i| {
+                    info.mods & (mods::SEXT_0 << i) != 0 && m.sext & (1 << i) != 0
+                });
+                if sext {
+                    f.write_str("sext(")?;
+                }
                 let neg_fn = neg && !abs && is_constant(op);
                 if neg_fn {
                     f.write_str("neg(")?;
@@ -364,11 +372,12 @@ impl Instruction {
                 if abs {
                     f.write_str("|")?;
                 }
-                if neg_fn {
+                if neg_fn || sext {
                     f.write_str(")")?;
                 }
                 Ok(())
             }
+            Kind::Off => f.write_str("off"),
             Kind::Simm(style) => {
                 let v = match *op {
                     Operand::Imm(v) => v,
@@ -405,7 +414,7 @@ impl Instruction {
                 }
             }
             Kind::Dec => match *op {
-                Operand::Imm(v) => write!(f, "{v}"),
+                Operand::Imm(v) => imm32(f, v),
                 _ => Ok(()),
             },
             Kind::Sgpr | Kind::Vgpr | Kind::Agpr | Kind::Vcc => fmt_register(op, f),
@@ -417,6 +426,13 @@ impl Instruction {
     }
 
     fn modifiers_text(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.encoding() {
+            Encoding::Flat | Encoding::Mubuf | Encoding::Mtbuf => return self.memory_modifiers(f),
+            Encoding::Vop3p => return self.vop3p_modifiers(f),
+            Encoding::Sdwa => return self.sdwa_modifiers(f),
+            Encoding::Dpp => return self.dpp_modifiers(f),
+            _ => {}
+        }
         let info = self.info();
         let m = self.modifiers();
         if info.mods & mods::OP_SEL != 0 {
@@ -425,7 +441,8 @@ impl Instruction {
                 .slots
                 .iter()
                 .filter(|s| matches!(s.field, Field::Src0 | Field::Src1 | Field::Src2))
-                .count();
+                .count()
+                + usize::from(info.mods & mods::OP_SEL_SRC2 != 0);
             let bits = m.op_sel;
             let mut used = bits & ((1 << nsrc) - 1);
             if bits & 8 != 0 {
@@ -474,6 +491,258 @@ impl Instruction {
         }
         if info.mods & mods::GLC != 0 && m.cache & 1 != 0 {
             f.write_str(" glc")?;
+        }
+        Ok(())
+    }
+}
+
+/// MTBUF data format names (`BUF_DATA_FORMAT_*`), by `dfmt`.
+const DFMT: [&str; 16] = [
+    "INVALID",
+    "8",
+    "16",
+    "8_8",
+    "32",
+    "16_16",
+    "10_11_11",
+    "11_11_10",
+    "10_10_10_2",
+    "2_10_10_10",
+    "8_8_8_8",
+    "32_32",
+    "16_16_16_16",
+    "32_32_32",
+    "32_32_32_32",
+    "RESERVED_15",
+];
+
+/// MTBUF number format names (`BUF_NUM_FORMAT_*`), by `nfmt`.
+const NFMT: [&str; 8] = [
+    "UNORM",
+    "SNORM",
+    "USCALED",
+    "SSCALED",
+    "UINT",
+    "SINT",
+    "RESERVED_6",
+    "FLOAT",
+];
+
+/// SDWA operand select names.
+const SDWA_SEL: [&str; 7] = [
+    "BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD",
+];
+
+/// SDWA `dst_unused` names.
+const DST_UNUSED: [&str; 3] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"];
+
+/// A VOP3P packed modifier list (`op_sel:[..]`, ...), printed unless every
+/// source has the default bit (AMDGPUInstPrinter::printPackedModifier).
+fn packed(f: &mut fmt::Formatter<'_>, name: &str, bits: u8, n: usize, default: u8) -> fmt::Result {
+    let all_default = (0..n).all(|i| (bits >> i) & 1 == default);
+    if all_default {
+        return Ok(());
+    }
+    write!(f, " {name}:[")?;
+    for i in 0..n {
+        if i != 0 {
+            f.write_char(',')?;
+        }
+        write!(f, "{}", (bits >> i) & 1)?;
+    }
+    f.write_char(']')
+}
+
+impl Instruction {
+    fn cache_policy(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let info = self.info();
+        let c = self.modifiers().cache;
+        let gfx940 = self.decoder_processor_is_gfx940();
+        if info.mods & mods::GLC != 0 && c & 1 != 0 {
+            f.write_str(if gfx940 { " sc0" } else { " glc" })?;
+        }
+        if info.mods & mods::SLC != 0 && c & 2 != 0 {
+            f.write_str(if gfx940 { " nt" } else { " slc" })?;
+        }
+        if info.mods & mods::SCC != 0 && c & 4 != 0 {
+            f.write_str(if gfx940 { " sc1" } else { " scc" })?;
+        }
+        Ok(())
+    }
+
+    /// FLAT, MUBUF and MTBUF: `format`, `idxen`, `offen`, `offset`, the
+    /// cache policy, `lds`, `tfe`, in LLVM's order.
+    fn memory_modifiers(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let info = self.info();
+        let m = self.modifiers();
+        if info.mods & mods::FORMAT != 0 && m.format != 1 {
+            let (dfmt, nfmt) = (usize::from(m.format & 0xf), usize::from(m.format >> 4));
+            f.write_str(" format:[")?;
+            if dfmt != 1 {
+                write!(f, "BUF_DATA_FORMAT_{}", DFMT[dfmt])?;
+                if nfmt != 0 {
+                    f.write_char(',')?;
+                }
+            }
+            if nfmt != 0 {
+                write!(f, "BUF_NUM_FORMAT_{}", NFMT[nfmt])?;
+            }
+            f.write_char(']')?;
+        }
+        if matches!(self.encoding(), Encoding::Mubuf | Encoding::Mtbuf) {
+            if m.idxen {
+                f.write_str(" idxen")?;
+            }
+            if m.offen {
+                f.write_str(" offen")?;
+            }
+        }
+        if info.mods & mods::OFFSET != 0 && m.offset != 0 {
+            write!(f, " offset:{}", m.offset)?;
+        }
+        self.cache_policy(f)?;
+        if info.mods & mods::LDS != 0 {
+            f.write_str(" lds")?;
+        }
+        if m.tfe {
+            f.write_str(" tfe")?;
+        }
+        Ok(())
+    }
+
+    fn vop3p_modifiers(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let info = self.info();
+        let m = self.modifiers();
+        let n = info
+            .slots
+            .iter()
+            .filter(|s| matches!(s.field, Field::Src0 | Field::Src1 | Field::Src2))
+            .count();
+        if info.mods & mods::OP_SEL != 0 {
+            packed(f, "op_sel", m.op_sel, n, 0)?;
+        }
+        if info.mods & mods::OP_SEL_HI != 0 {
+            let default = u8::from(info.mods & mods::PACKED != 0);
+            packed(f, "op_sel_hi", m.op_sel_hi, n, default)?;
+        }
+        if info.mods & mods::NEG_LO != 0 {
+            packed(f, "neg_lo", m.neg, n, 0)?;
+        }
+        if info.mods & mods::NEG_HI != 0 {
+            packed(f, "neg_hi", m.abs, n, 0)?;
+        }
+        if info.mods & mods::CLAMP != 0 && m.clamp {
+            f.write_str(" clamp")?;
+        }
+        if info.mods & mods::CBSZ != 0 && m.cbsz != 0 {
+            write!(f, " cbsz:{}", m.cbsz)?;
+        }
+        if info.mods & mods::ABID != 0 && m.abid != 0 {
+            write!(f, " abid:{}", m.abid)?;
+        }
+        if info.mods & mods::BLGP != 0 && m.blgp != 0 {
+            write!(f, " blgp:{}", m.blgp)?;
+        }
+        if info.mods & mods::NEG_MAI != 0 {
+            packed(f, "neg", m.blgp, 3, 0)?;
+        }
+        Ok(())
+    }
+
+    fn sdwa_modifiers(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let info = self.info();
+        let m = self.modifiers();
+        if info.mods & mods::CLAMP != 0 && m.clamp {
+            f.write_str(" clamp")?;
+        }
+        if info.mods & mods::OMOD != 0 {
+            match m.omod {
+                1 => f.write_str(" mul:2")?,
+                2 => f.write_str(" mul:4")?,
+                3 => f.write_str(" div:2")?,
+                _ => {}
+            }
+        }
+        let sel = |i: usize| {
+            SDWA_SEL
+                .get(usize::from(m.sdwa_sel[i]))
+                .copied()
+                .unwrap_or("?")
+        };
+        if info.mods & mods::DST_SEL != 0 {
+            write!(f, " dst_sel:{}", sel(0))?;
+        }
+        if info.mods & mods::DST_UNUSED != 0 {
+            let u = DST_UNUSED
+                .get(usize::from(m.sdwa_sel[1]))
+                .copied()
+                .unwrap_or("?");
+            write!(f, " dst_unused:{u}")?;
+        }
+        if info.mods & mods::SRC0_SEL != 0 {
+            write!(f, " src0_sel:{}", sel(2))?;
+        }
+        if info.mods & mods::SRC1_SEL != 0 {
+            write!(f, " src1_sel:{}", sel(3))?;
+        }
+        Ok(())
+    }
+
+    /// AMDGPUInstPrinter::printDPPCtrl for GFX9, then the masks.
+    fn dpp_modifiers(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let info = self.info();
+        let m = self.modifiers();
+        if info.mods & mods::DPP_CTRL == 0 {
+            return Ok(());
+        }
+        let c = m.dpp_ctrl;
+        let gfx90a = self.processor().is_gfx90a_plus();
+        // 64-bit (DP ALU) DPP takes only row_newbcast.
+        let dp_alu = info
+            .slots
+            .iter()
+            .any(|s| s.width == 2 && matches!(s.field, Field::Vdst | Field::Src0));
+        f.write_char(' ')?;
+        if dp_alu && !(gfx90a && (0x150..=0x15f).contains(&c)) {
+            f.write_str(" /* DP ALU dpp only supports row_newbcast */")?;
+        } else {
+            match c {
+                0..=0xff => write!(
+                    f,
+                    "quad_perm:[{},{},{},{}]",
+                    c & 3,
+                    (c >> 2) & 3,
+                    (c >> 4) & 3,
+                    (c >> 6) & 3
+                )?,
+                0x101..=0x10f => write!(f, "row_shl:{}", c - 0x100)?,
+                0x111..=0x11f => write!(f, "row_shr:{}", c - 0x110)?,
+                0x121..=0x12f => write!(f, "row_ror:{}", c - 0x120)?,
+                0x130 => f.write_str("wave_shl:1")?,
+                0x134 => f.write_str("wave_rol:1")?,
+                0x138 => f.write_str("wave_shr:1")?,
+                0x13c => f.write_str("wave_ror:1")?,
+                0x140 => f.write_str("row_mirror")?,
+                0x141 => f.write_str("row_half_mirror")?,
+                0x142 => f.write_str("row_bcast:15")?,
+                0x143 => f.write_str("row_bcast:31")?,
+                0x150..=0x15f if gfx90a => write!(f, "row_newbcast:{}", c - 0x150)?,
+                0x150..=0x15f => f.write_str(
+                    " /* row_newbcast/row_share is not supported on ASICs earlier than GFX90A/GFX10 */",
+                )?,
+                0x160..=0x16f => {
+                    f.write_str("/* row_xmask is not supported on ASICs earlier than GFX10 */")?
+                }
+                _ => f.write_str("/* Invalid dpp_ctrl value */")?,
+            }
+        }
+        write!(
+            f,
+            " row_mask:{:#x} bank_mask:{:#x}",
+            m.row_mask, m.bank_mask
+        )?;
+        if info.mods & mods::BOUND_CTRL != 0 && m.bound_ctrl {
+            f.write_str(" bound_ctrl:1")?;
         }
         Ok(())
     }

@@ -21,7 +21,7 @@ pub struct OpInfo {
     /// Encoding bits that must be zero for this opcode.
     pub must_zero: u64,
     /// Modifiers this opcode has ([`mods`] bits).
-    pub mods: u32,
+    pub mods: u64,
     /// Operand slots in print order.
     pub slots: &'static [Slot],
 }
@@ -36,6 +36,10 @@ pub struct Slot {
     pub kind: Kind,
     /// Width in dwords (registers of a range).
     pub width: u8,
+    /// The encoding bit that makes this slot's VGPRs AGPRs (gfx90a `acc`
+    /// of DS/FLAT/MUBUF/MTBUF data, MAI `acc_cd` and the MFMA A/B `acc`
+    /// bits); 0 when none.
+    pub acc: u8,
 }
 
 /// An encoding field an operand comes from.
@@ -105,8 +109,11 @@ pub enum Kind {
     Vcc,
     /// SMEM offset forms.
     SmemOffset,
-    /// A small unsigned immediate printed in decimal (`s_atc_probe`).
+    /// A small unsigned immediate, decimal up to 64, else hexadecimal
+    /// (`s_atc_probe`).
     Dec,
+    /// An address operand the form leaves out, printed `off`.
+    Off,
 }
 
 /// How a source operand's constants print (LLVM's operand types, as far as
@@ -152,46 +159,83 @@ pub enum Simm {
 
 /// Modifier bits of [`OpInfo::mods`]: which modifiers an opcode prints.
 pub mod mods {
-    /// Negate source 0 (VOP3 `neg` bit 0).
-    pub const NEG_0: u32 = 1 << 0;
+    /// Negate source 0 (VOP3 `neg` bit 0; VOP3P mix: `neg_lo`).
+    pub const NEG_0: u64 = 1 << 0;
     /// Negate source 1.
-    pub const NEG_1: u32 = 1 << 1;
+    pub const NEG_1: u64 = 1 << 1;
     /// Negate source 2.
-    pub const NEG_2: u32 = 1 << 2;
-    /// Absolute value of source 0.
-    pub const ABS_0: u32 = 1 << 3;
+    pub const NEG_2: u64 = 1 << 2;
+    /// Absolute value of source 0 (VOP3P mix: `neg_hi`).
+    pub const ABS_0: u64 = 1 << 3;
     /// Absolute value of source 1.
-    pub const ABS_1: u32 = 1 << 4;
+    pub const ABS_1: u64 = 1 << 4;
     /// Absolute value of source 2.
-    pub const ABS_2: u32 = 1 << 5;
+    pub const ABS_2: u64 = 1 << 5;
     /// Sign-extend source 0 (SDWA integer).
-    pub const SEXT_0: u32 = 1 << 6;
+    pub const SEXT_0: u64 = 1 << 6;
     /// Sign-extend source 1.
-    pub const SEXT_1: u32 = 1 << 7;
+    pub const SEXT_1: u64 = 1 << 7;
     /// Sign-extend source 2.
-    pub const SEXT_2: u32 = 1 << 8;
+    pub const SEXT_2: u64 = 1 << 8;
     /// Clamp the result.
-    pub const CLAMP: u32 = 1 << 9;
+    pub const CLAMP: u64 = 1 << 9;
     /// Output modifier (`mul:2`, `mul:4`, `div:2`).
-    pub const OMOD: u32 = 1 << 10;
+    pub const OMOD: u64 = 1 << 10;
     /// `op_sel`.
-    pub const OP_SEL: u32 = 1 << 11;
+    pub const OP_SEL: u64 = 1 << 11;
     /// `op_sel_hi`.
-    pub const OP_SEL_HI: u32 = 1 << 12;
+    pub const OP_SEL_HI: u64 = 1 << 12;
     /// `neg_lo`.
-    pub const NEG_LO: u32 = 1 << 13;
+    pub const NEG_LO: u64 = 1 << 13;
     /// `neg_hi`.
-    pub const NEG_HI: u32 = 1 << 14;
-    /// SMEM `glc`.
-    pub const GLC: u32 = 1 << 15;
+    pub const NEG_HI: u64 = 1 << 14;
+    /// `glc` (`sc0` on gfx940+ memory instructions).
+    pub const GLC: u64 = 1 << 15;
     /// Interpolation `high`.
-    pub const HIGH: u32 = 1 << 16;
-    /// A 16-bit `offset:` (DS).
-    pub const OFFSET: u32 = 1 << 17;
+    pub const HIGH: u64 = 1 << 16;
+    /// An `offset:` (DS 16-bit; FLAT, MUBUF, MTBUF immediate offsets).
+    pub const OFFSET: u64 = 1 << 17;
     /// Two 8-bit offsets `offset0:`/`offset1:` (DS read2/write2).
-    pub const OFFSET01: u32 = 1 << 18;
+    pub const OFFSET01: u64 = 1 << 18;
     /// `gds` prints.
-    pub const GDS: u32 = 1 << 19;
+    pub const GDS: u64 = 1 << 19;
+    /// `slc` (`nt` on gfx940+).
+    pub const SLC: u64 = 1 << 20;
+    /// gfx90a `scc` (`sc1` on gfx940+).
+    pub const SCC: u64 = 1 << 21;
+    /// The form that loads into LDS (`lds`).
+    pub const LDS: u64 = 1 << 22;
+    /// `tfe` (texture fail enable: one more data register).
+    pub const TFE: u64 = 1 << 23;
+    /// MTBUF `format:`.
+    pub const FORMAT: u64 = 1 << 24;
+    /// The offset field is a 13-bit signed value (GLOBAL, SCRATCH).
+    pub const OFFSET_SIGNED: u64 = 1 << 25;
+    /// Packed math: `op_sel_hi` defaults to all ones.
+    pub const PACKED: u64 = 1 << 26;
+    /// MAI `cbsz:`.
+    pub const CBSZ: u64 = 1 << 27;
+    /// MAI `abid:`.
+    pub const ABID: u64 = 1 << 28;
+    /// MAI `blgp:`.
+    pub const BLGP: u64 = 1 << 29;
+    /// gfx940 f64 MFMA: the `blgp` field prints as `neg:[..]`.
+    pub const NEG_MAI: u64 = 1 << 30;
+    /// SDWA `dst_sel:`.
+    pub const DST_SEL: u64 = 1 << 31;
+    /// SDWA `dst_unused:`.
+    pub const DST_UNUSED: u64 = 1 << 32;
+    /// SDWA `src0_sel:`.
+    pub const SRC0_SEL: u64 = 1 << 33;
+    /// SDWA `src1_sel:`.
+    pub const SRC1_SEL: u64 = 1 << 34;
+    /// DPP control, `row_mask:` and `bank_mask:`.
+    pub const DPP_CTRL: u64 = 1 << 35;
+    /// DPP `bound_ctrl:1`.
+    pub const BOUND_CTRL: u64 = 1 << 36;
+    /// VOP3 `op_sel` lists one more source than the operands show (the
+    /// tied `src2` of gfx940 `v_cvt_sr_*`).
+    pub const OP_SEL_SRC2: u64 = 1 << 37;
 }
 
 /// The entry for `code` on `proc` in a class table sorted by code.
@@ -202,4 +246,41 @@ pub(crate) fn lookup(table: &'static [OpInfo], code: u16, proc_bit: u8) -> Optio
         .iter()
         .take_while(|e| e.code == code)
         .find(|e| e.procs & proc_bit != 0)
+}
+
+/// The table of an encoding class (every entry, every processor), for
+/// tools and tests that enumerate instructions. An entry's `code` is the
+/// opcode, plus the form variant shifted left by 10 where the class has
+/// forms (FLAT segment/lds/saddr/glc, MUBUF offen/idxen/lds, MTBUF
+/// offen/idxen, SDWA/DPP of VOP1/VOP2/VOPC); `Graphics` has none.
+pub fn entries(encoding: crate::Encoding) -> &'static [OpInfo] {
+    use crate::Encoding as E;
+    use crate::tables as t;
+    match encoding {
+        E::Sop1 => &t::SOP1,
+        E::Sop2 => &t::SOP2,
+        E::Sopk => &t::SOPK,
+        E::Sopc => &t::SOPC,
+        E::Sopp => &t::SOPP,
+        E::Smem => &t::SMEM,
+        E::Vop1 => &t::VOP1,
+        E::Vop2 => &t::VOP2,
+        E::Vopc => &t::VOPC,
+        E::Vop3 => &t::VOP3,
+        E::Vop3p => &t::VOP3P,
+        E::Sdwa => &t::SDWA,
+        E::Dpp => &t::DPP,
+        E::Ds => &t::DS,
+        E::Flat => &t::FLAT,
+        E::Mubuf => &t::MUBUF,
+        E::Mtbuf => &t::MTBUF,
+        E::Graphics => &[],
+    }
+}
+
+impl OpInfo {
+    /// Whether the entry describes the opcode on `processor`.
+    pub fn on(&self, processor: crate::Processor) -> bool {
+        self.procs & processor.bit() != 0
+    }
 }

@@ -15,13 +15,22 @@ FIELD = {
     "literal": "Literal", "sdata": "Sdata", "sbase": "Sbase", "offset": "SmemOffset",
     "vdst": "Vdst", "vsrc1": "Vsrc1", "src0": "Src0", "src1": "Src1", "src2": "Src2",
     "fixed": "Fixed", "addr": "Addr", "data0": "Data0", "data1": "Data1",
+    "vaddr": "Vaddr", "vdata": "Vdata", "saddr": "Saddr", "srsrc": "Srsrc", "soffset": "Soffset",
+    "off": "Fixed",
 }
 # Classes whose `sdst` field is VOP3b's 7-bit scalar destination.
 MOD_BITS = {
     "clamp": "CLAMP", "mul": "OMOD", "div": "OMOD", "op_sel": "OP_SEL", "glc": "GLC",
     "op_sel_hi": "OP_SEL_HI", "neg_lo": "NEG_LO", "neg_hi": "NEG_HI", "high": "HIGH",
     "offset": "OFFSET", "offset0": "OFFSET01", "offset1": "OFFSET01", "gds": "GDS",
+    "sc0": "GLC", "slc": "SLC", "nt": "SLC", "scc": "SCC", "sc1": "SCC", "lds": "LDS",
+    "tfe": "TFE", "format": "FORMAT", "cbsz": "CBSZ", "abid": "ABID", "blgp": "BLGP",
+    "neg": "NEG_MAI", "dst_sel": "DST_SEL", "dst_unused": "DST_UNUSED", "src0_sel": "SRC0_SEL",
+    "src1_sel": "SRC1_SEL", "quad_perm": "DPP_CTRL", "row_mask": "DPP_CTRL", "bank_mask": "DPP_CTRL",
+    "bound_ctrl": "BOUND_CTRL",
 }
+# Which source a field's per-source modifier bits belong to.
+SRC_INDEX = {"src0": 0, "src1": 1, "src2": 2, "vsrc1": 1}
 
 
 def base_name(m):
@@ -31,9 +40,19 @@ def base_name(m):
 def kind(cls, s):
     f = s["field"]
     w = s.get("width", 1)
+    if f in ("ssrc0", "ssrc1") and "style" in s:
+        return "Kind::Simm(Simm::%s)" % s["style"], 1
     if f in ("src0", "src1", "src2", "ssrc0", "ssrc1"):
         w = s.get("vwidth") or s.get("width") or 1
+        if s.get("vfile") == "a":
+            return "Kind::Agpr", w
         return "Kind::Src(Ty::%s)" % (s.get("ty") or "B32"), w
+    if f == "vsrc1" and cls in ("sdwa", "dpp"):
+        return "Kind::Src(Ty::B32)", w
+    if f == "soffset":
+        return "Kind::Src(Ty::B32)", 1
+    if f == "off":
+        return "Kind::Off", 1
     if f == "simm16":
         return "Kind::Simm(Simm::%s)" % s["style"], 1
     if f == "literal":
@@ -82,7 +101,7 @@ def main():
     o.append("];")
     o.append("")
     for cls, es in d.items():
-        es = sorted(es, key=lambda e: (e["code"], e["cpus"]))
+        es = sorted(es, key=lambda e: (e["code"], [CPUS.index(c) for c in e["cpus"]]))
         o.append("pub(crate) static %s: [OpInfo; %d] = [" % (cls.upper(), len(es)))
         for e in es:
             procs = 0
@@ -94,19 +113,28 @@ def main():
                 f = FIELD[s["field"]]
                 if cls == "vop3" and s["field"] == "sdst":
                     f = "Sdst"
-                slots.append("Slot { field: Field::%s, kind: %s, width: %d }" % (f, k, w))
+                slots.append("Slot { field: Field::%s, kind: %s, width: %d, acc: %d }"
+                             % (f, k, w, s.get("acc", 0)))
             mods = set()
             fields = [s["field"] for s in e["slots"]]
-            for m in e["mods"]:
+            for m in e["mods"] + e.get("base_mods", []):
                 mm = re.match(r"(neg|abs|sext)(\d)$", m)
                 if mm:
                     i = int(mm.group(2))
                     src = fields[i] if i < len(fields) else None
-                    if src in ("src0", "src1", "src2"):
-                        mods.add("%s_%s" % (mm.group(1).upper(), src[-1]))
+                    if src in SRC_INDEX:
+                        mods.add("%s_%d" % (mm.group(1).upper(), SRC_INDEX[src]))
                     continue
                 if m in MOD_BITS:
                     mods.add(MOD_BITS[m])
+            if "op_sel_hi" in e.get("base_mods", []):
+                mods.add("PACKED")
+            nsrc = sum(1 for f in fields if f in ("src0", "src1", "src2"))
+            if e.get("op_sel_len") == nsrc + 2:
+                # gfx940 v_cvt_sr_*: op_sel has an entry for the tied src2.
+                mods.add("OP_SEL_SRC2")
+            if e.get("offset") == "signed":
+                mods.add("OFFSET_SIGNED")
             mods = " | ".join(sorted(mods)) or "0"
             o.append("    OpInfo {")
             o.append('        name: "%s",' % e["mnem"])

@@ -13,7 +13,7 @@ import re
 import sys
 
 import probe
-from collect import CLASSES, CPUS
+from collect import CLASSES, CPUS, TABLE_OF
 
 PROC_BIT = {c: 1 << i for i, c in enumerate(CPUS)}
 
@@ -84,20 +84,29 @@ def analyse(cls, op, t):
     mnem, bops, bmods, bextra = base
     must_zero = 0
     mods = set()
+    acc_bits = {}
+    op_sel_len = None
     opmask = ((1 << opw) - 1) << oplo
     for b in range(bits):
         if (fmask >> b) & 1 or (opmask >> b) & 1:
             continue
         r = parse(t.get("bit%d" % b))
         if r is None:
-            must_zero |= 1 << b
+            # A bit the base has set is probed by clearing it: no constraint.
+            if not (fixed >> b) & 1:
+                must_zero |= 1 << b
             continue
         _, ops, ms, _ = r
         for mm in ms:
             if mm not in bmods:
                 mods.add(re.sub(r"[:\[].*", "", mm))
+            if mm.startswith("op_sel:["):
+                op_sel_len = mm.count(",") + 1
         if len(ops) == len(bops):
             for i, (x, y) in enumerate(zip(ops, bops)):
+                # The bit turns this operand's VGPRs into AGPRs.
+                if x != y and re.sub(r"^a", "v", bare(x)) == bare(y) and bare(x).startswith("a"):
+                    acc_bits.setdefault(i, b)
                 if x != y and bare(x) == bare(y):
                     if x.startswith("-") or x.startswith("neg("):
                         mods.add("neg%d" % i)
@@ -120,19 +129,28 @@ def analyse(cls, op, t):
                 s = slots[i]
                 if s["field"] != f:
                     continue
-                if rg and v in (16, 32, 48, 64, 80, 24, 40) and (v < 256):
+                if rg and v in (16, 32, 48, 64, 80, 24, 40, 4, 144) and (v < 256):
                     s["file"] = rg[0]
                     s["width"] = rg[2]
                 if rg and v >= 256:
                     s["vwidth"] = rg[2]
+                    s["vfile"] = rg[0]
     # Fields the probes did not move: sdata of simm fields etc.
     for i, s in enumerate(slots):
         tok = bare(bops[i])
         if s is None:
-            if tok == "0x11223344":
+            if tok == "off":
+                slots[i] = {"field": "off"}
+            elif tok == "0x11223344":
                 slots[i] = {"field": "literal"}
             else:
                 slots[i] = {"field": "fixed", "name": tok}
+    for i, b in acc_bits.items():
+        slots[i]["acc"] = b
+    # With no operands, split_text takes the first modifier for one (`v_nop_dpp`).
+    extra_mods = [s["name"] for s in slots if s["field"] == "fixed" and ":" in s["name"]]
+    slots = [s for s in slots if not (s["field"] == "fixed" and ":" in s["name"])]
+    bmods = list(bmods) + extra_mods
     for i, s in enumerate(slots):
         f = s["field"]
         if f in ("src0", "src1", "src2", "ssrc0", "ssrc1"):
@@ -141,6 +159,9 @@ def analyse(cls, op, t):
                 if r is None or len(r[1]) != len(bops):
                     return None
                 return bare(r[1][i])
+            if bare(bops[i]).startswith("gpr_idx("):
+                # s_set_gpr_idx_on's mask: an immediate, not a source.
+                s["style"] = "GprIdx"
             ty = imm_type(tok("%s=248" % f), tok("%s=255:3c00" % f), tok("%s=255:3ff00000" % f))
             s["ty"] = ty
             w = s.get("width") or s.get("vwidth") or 1
@@ -160,11 +181,22 @@ def analyse(cls, op, t):
         if r and r[1]:
             slots.append({"field": "simm16", "style": "EndpgmImm"})
     literal = bextra == 0 and bits == 32
+    # How the memory offset field prints (13-bit signed, or unsigned).
+    offset = None
+    for key in ("offset=8176", "offset=4080"):
+        r = parse(t.get(key))
+        if r:
+            for mm in r[2]:
+                if mm.startswith("offset:"):
+                    offset = "signed" if mm.startswith("offset:-") else "unsigned"
     return {
         "mnem": mnem,
         "slots": slots,
         "must_zero": must_zero,
         "mods": sorted(mods),
+        "base_mods": sorted(re.sub(r"[:\[].*", "", m) for m in bmods),
+        "offset": offset,
+        "op_sel_len": op_sel_len,
         "literal": literal,
     }
 
@@ -172,14 +204,23 @@ def analyse(cls, op, t):
 def main():
     d = {cpu: json.load(open(os.path.join(sys.argv[1], cpu + ".json"))) for cpu in CPUS}
     out = {}
+    done = set()
     for cls in CLASSES:
-        entries = []
+        table, variant = TABLE_OF[cls]
+        if (table, variant) in done:
+            continue
+        done.add((table, variant))
+        same = [c for c in CLASSES if TABLE_OF[c] == (table, variant)]
+        entries = out.setdefault(table, [])
         for op in range(CLASSES[cls][5]):
             per = []
             for cpu in CPUS:
-                a = analyse(cls, op, d[cpu][cls][str(op)])
-                if a is not None:
-                    per.append((cpu, a))
+                for c in same:
+                    a = analyse(c, op, d[cpu][c][str(op)])
+                    if a is not None:
+                        a["cls"] = c
+                        per.append((cpu, a))
+                        break
             groups = []
             for cpu, a in per:
                 for g in groups:
@@ -190,10 +231,9 @@ def main():
                     groups.append(([cpu], a))
             for cpus, a in groups:
                 a = dict(a)
-                a["code"] = op
+                a["code"] = op | variant << 10
                 a["cpus"] = cpus
                 entries.append(a)
-        out[cls] = entries
     json.dump(out, sys.stdout, indent=1)
 
 

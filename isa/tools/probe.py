@@ -111,7 +111,15 @@ def split_text(text):
     toks.append(cur)
     toks = [t for t in toks if t]
     parts[-1] = toks[0] if toks else ""
+    # An instruction without operands prints its modifiers right after the
+    # mnemonic (`buffer_wbl2 sc1`, `v_nop_dpp quad_perm:...`).
+    if len(parts) == 1 and toks and (toks[0] in MODWORDS or re.match(r"^[a-z_0-9]+:", toks[0])):
+        return mnem, [], toks
     return mnem, [p for p in parts if p], toks[1:]
+
+
+MODWORDS = {"glc", "slc", "scc", "sc0", "sc1", "nt", "lds", "tfe", "gds", "offen", "idxen",
+            "clamp", "high"}
 
 
 REG = re.compile(r"^(-?\|?)?([sva])(\d+)(\|?)$")
