@@ -461,7 +461,9 @@ impl Worker {
                             };
                             // In-order execution: the packet completes before
                             // the next is fetched, so the barrier bit holds.
-                            pp.complete(f.completion);
+                            // The token came from this processor, which
+                            // cannot refuse it (ForeignToken).
+                            let _ = pp.complete(f.completion);
                             Some(out)
                         }
                         _ => None,

@@ -73,6 +73,7 @@ pub struct SimBuilder {
     gpus: Option<u32>,
     vram: Option<u64>,
     workers: usize,
+    interpreter: bool,
 }
 
 impl Default for SimBuilder {
@@ -81,7 +82,9 @@ impl Default for SimBuilder {
             board: Board::Mi210,
             gpus: None,
             vram: None,
-            workers: 1,
+            // One shader worker per host core.
+            workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            interpreter: true,
         }
     }
 }
@@ -165,9 +168,19 @@ impl SimBuilder {
         self
     }
 
-    /// Host threads that execute waves (handed to the shader core).
+    /// Host threads that execute waves (handed to the shader core;
+    /// default: one per host core).
     pub fn workers(mut self, n: usize) -> Self {
         self.workers = n.max(1);
+        self
+    }
+
+    /// Builds the device without a shader core (every dispatch then fails
+    /// through the queue's error path until one is installed with
+    /// [`SimDevice::set_shader_core`]). By default the device runs kernels
+    /// with the [`Interpreter`](crate::Interpreter).
+    pub fn without_shader_core(mut self) -> Self {
+        self.interpreter = false;
         self
     }
 
@@ -310,6 +323,17 @@ impl SimDevice {
                 scratch_backing_va: AtomicU64::new(0),
             })
             .collect();
+        let clock_origin = Instant::now();
+        let shader_core: Option<Arc<dyn ShaderCore>> = b.interpreter.then(|| {
+            let processor = match b.board {
+                Board::Mi300x => isa::Processor::Gfx942,
+                _ => isa::Processor::Gfx90a,
+            };
+            Arc::new(
+                crate::shader::Interpreter::new(processor, b.workers)
+                    .with_clock_origin(clock_origin),
+            ) as Arc<dyn ShaderCore>
+        });
         let inner = Arc::new(Inner {
             topology,
             gpus,
@@ -318,8 +342,8 @@ impl SimDevice {
                 ..Process::default()
             }),
             events: Events::new(),
-            clock_origin: Instant::now(),
-            shader_core: RwLock::new(None),
+            clock_origin,
+            shader_core: RwLock::new(shader_core),
             agent_handler: RwLock::new(None),
             render_nodes: Mutex::new(Vec::new()),
             workers: b.workers,

@@ -387,7 +387,7 @@ fn dispatch_completes_through_the_doorbell_with_profiling_timestamps() {
 
 #[test]
 fn without_a_shader_core_the_dispatch_fails_through_the_error_path() {
-    let mut c = Client::new();
+    let mut c = Client::with(sim::SimBuilder::new().without_shader_core().build());
     let q = Queue::new(&mut c, false);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);

@@ -27,7 +27,11 @@ fn target(i: &Inst) -> u64 {
 
 #[inline]
 fn branch_if(i: &Inst, taken: bool) -> Result<Flow, Fault> {
-    Ok(if taken { Flow::Jump(target(i)) } else { Flow::Next })
+    Ok(if taken {
+        Flow::Jump(target(i))
+    } else {
+        Flow::Next
+    })
 }
 
 fn nop(_: &mut Wave, _: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
@@ -55,7 +59,11 @@ fn hwreg_field(imm: u32) -> (u32, u32, u32) {
     let id = imm & 0x3f;
     let offset = (imm >> 6) & 0x1f;
     let size = ((imm >> 11) & 0x1f) + 1;
-    let mask = if size >= 32 { u32::MAX } else { (1 << size) - 1 };
+    let mask = if size >= 32 {
+        u32::MAX
+    } else {
+        (1 << size) - 1
+    };
     (id, offset, mask)
 }
 
@@ -73,7 +81,9 @@ fn read_hwreg(w: &Wave, ctx: &Ctx<'_>, id: u32) -> u32 {
         hwreg::HW_ID => w.hw_id,
         hwreg::GPR_ALLOC => {
             let vgpr_blocks = (l.vgprs as u32).div_ceil(8).saturating_sub(1);
-            let sgpr_blocks = u32::from(l.kd.next_free_sgpr).div_ceil(16).saturating_sub(1);
+            let sgpr_blocks = u32::from(l.kd.next_free_sgpr)
+                .div_ceil(16)
+                .saturating_sub(1);
             ((vgpr_blocks & 0x3f) << 8) | ((sgpr_blocks & 0xf) << 24)
         }
         hwreg::LDS_ALLOC => ((l.lds_bytes as u32).div_ceil(512) & 0x1ff) << 12,
@@ -111,7 +121,9 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         S_CBRANCH_EXECZ => f(|w, i, _| branch_if(i, w.exec() == 0)),
         S_CBRANCH_EXECNZ => f(|w, i, _| branch_if(i, w.exec() != 0)),
         // No debugger: the conditional debug branches are never taken.
-        S_CBRANCH_CDBGSYS | S_CBRANCH_CDBGUSER | S_CBRANCH_CDBGSYS_OR_USER
+        S_CBRANCH_CDBGSYS
+        | S_CBRANCH_CDBGUSER
+        | S_CBRANCH_CDBGSYS_OR_USER
         | S_CBRANCH_CDBGSYS_AND_USER => f(nop),
         S_GETPC_B64 => f(|w, i, _| {
             w.write_s64(i.sdst, i.pc + 4);
@@ -140,12 +152,20 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         }),
         S_SETHALT => f(|_, i, _| {
             if i.imm & 1 != 0 {
-                Err(Fault::Abort(format!("wave halted (s_sethalt) at {:#x}", i.pc)))
+                Err(Fault::Abort(format!(
+                    "wave halted (s_sethalt) at {:#x}",
+                    i.pc
+                )))
             } else {
                 Ok(Flow::Next)
             }
         }),
-        S_SENDMSGHALT => f(|_, i, _| Err(Fault::Abort(format!("wave halted (s_sendmsghalt) at {:#x}", i.pc)))),
+        S_SENDMSGHALT => f(|_, i, _| {
+            Err(Fault::Abort(format!(
+                "wave halted (s_sendmsghalt) at {:#x}",
+                i.pc
+            )))
+        }),
         S_GETREG_B32 => f(|w, i, ctx| {
             let (id, offset, mask) = hwreg_field(i.imm);
             let v = (read_hwreg(w, ctx, id) >> offset) & mask;

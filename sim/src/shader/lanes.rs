@@ -27,7 +27,11 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         }),
         V_READFIRSTLANE_B32 => f(|w, i, _| {
             let exec = w.exec();
-            let lane = if exec == 0 { 0 } else { exec.trailing_zeros() as usize };
+            let lane = if exec == 0 {
+                0
+            } else {
+                exec.trailing_zeros() as usize
+            };
             let v = match i.src[0] {
                 Src::V(r) => w.vget(r)?[lane],
                 s => w.scalar32(s, Ty::B32),

@@ -19,6 +19,10 @@
 //! is an illegal-instruction fault naming the mnemonic, the kernel and the
 //! offset: nothing is skipped silently.
 
+// Lane loops index several `[_; 64]` arrays by the lane number: the form
+// that vectorises, and the ISA's own notation.
+#![allow(clippy::needless_range_loop)]
+
 mod control;
 mod lanes;
 mod program;
@@ -29,6 +33,7 @@ mod smem;
 mod vcmp;
 mod vf32;
 mod vint;
+mod vmem;
 mod wave;
 
 use std::time::Instant;
@@ -129,8 +134,8 @@ impl ShaderCore for Interpreter {
     fn dispatch(&self, d: &Dispatch<'_>) -> Result<(), ShaderFault> {
         let launch = setup::Launch::new(d, self.processor)?;
         let program = program::Program::new(Decoder::new(self.processor), launch.resolve);
-        scheduler::run(&launch, &program, d.memory, self.workers, self.clock_origin).map_err(
-            |f| match f {
+        scheduler::run(&launch, &program, d.memory, self.workers, self.clock_origin).map_err(|f| {
+            match f {
                 Fault::Memory(m) => ShaderFault::Memory(m),
                 Fault::Illegal { mnemonic, pc } => ShaderFault::IllegalInstruction {
                     mnemonic,
@@ -143,8 +148,8 @@ impl ShaderCore for Interpreter {
                     offset: pc.wrapping_sub(launch.entry),
                 },
                 Fault::Abort(why) => ShaderFault::Abort(why),
-            },
-        )
+            }
+        })
     }
 }
 
@@ -157,6 +162,7 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         .or_else(|| vf32::handler(op))
         .or_else(|| vcmp::handler(op))
         .or_else(|| lanes::handler(op))
+        .or_else(|| vmem::handler(op))
 }
 
 /// The handler of operations no family implements.

@@ -20,7 +20,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-use isa::{Decoder, Field, FloatConst, Instruction, Modifiers, Opcode, Operand, SpecialReg};
+use isa::{
+    Decoder, Encoding, Field, FloatConst, Instruction, Modifiers, Opcode, Operand, SpecialReg,
+};
 
 use super::wave::Wave;
 use super::{Ctx, Fault, Flow};
@@ -133,14 +135,6 @@ impl Inst {
         match &self.decoded {
             Ok(i) => i.mnemonic().to_string(),
             Err(e) => format!("undecodable word ({e})"),
-        }
-    }
-
-    /// The instruction as LLVM prints it.
-    pub fn text(&self) -> String {
-        match &self.decoded {
-            Ok(i) => i.to_string(),
-            Err(e) => format!("<{e}>"),
         }
     }
 }
@@ -289,6 +283,8 @@ impl Program {
                     d => inst.sdst = d,
                 },
                 Field::Sdst => inst.sdst = dst(op, r),
+                // FLAT `saddr` = off.
+                Field::Fixed if op == Operand::None => {}
                 Field::Fixed => {
                     if seen_src {
                         inst.src[2] = Src::S(VCC);
@@ -337,8 +333,13 @@ impl Program {
                 Field::Addr | Field::Vaddr => inst.addr = src(op, r),
                 Field::Vdata | Field::Data0 => {
                     inst.data = src(op, r);
-                    if inst.vdst == Dst::None {
-                        // MUBUF/FLAT loads name their destination `vdata`.
+                    // MUBUF/MTBUF loads, and their atomics with return
+                    // (`glc`), write `vdata`.
+                    let name = i.opcode().name();
+                    if matches!(i.encoding(), Encoding::Mubuf | Encoding::Mtbuf)
+                        && (name.contains("_load_")
+                            || (name.contains("_atomic_") && i.modifiers().cache & 1 != 0))
+                    {
                         inst.vdst = dst(op, r);
                     }
                 }

@@ -36,7 +36,11 @@ fn b64(w: &Wave, i: &Inst) -> u64 {
 
 /// SOP2 on 32 bits: `op(s0, s1, scc) -> (d, new scc)`.
 #[inline]
-fn sop2(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32, bool) -> (u32, Option<bool>)) -> Result<Flow, Fault> {
+fn sop2(
+    w: &mut Wave,
+    i: &Inst,
+    op: impl Fn(u32, u32, bool) -> (u32, Option<bool>),
+) -> Result<Flow, Fault> {
     let (d, scc) = op(a32(w, i), b32(w, i), w.scc);
     w.write_s32(i.sdst, d);
     if let Some(c) = scc {
@@ -108,7 +112,12 @@ fn sopc(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32) -> bool) -> Result<Flow, F
 /// `s_*_saveexec_b64` / `*_wrexec`: D = old EXEC (or the new one for
 /// `wrexec`), EXEC = `op(s0, exec)`, SCC = EXEC != 0.
 #[inline]
-fn saveexec(w: &mut Wave, i: &Inst, op: impl Fn(u64, u64) -> u64, wrexec: bool) -> Result<Flow, Fault> {
+fn saveexec(
+    w: &mut Wave,
+    i: &Inst,
+    op: impl Fn(u64, u64) -> u64,
+    wrexec: bool,
+) -> Result<Flow, Fault> {
     let s0 = a64(w, i);
     let old = w.exec();
     let new = op(s0, old);
@@ -129,7 +138,12 @@ fn k_reg(w: &Wave, i: &Inst) -> u32 {
 
 /// SOPK compare: SCC = `op(reg, simm16)`; `signed` sign-extends the immediate.
 #[inline]
-fn sopk_cmp(w: &mut Wave, i: &Inst, signed: bool, op: impl Fn(u32, u32) -> bool) -> Result<Flow, Fault> {
+fn sopk_cmp(
+    w: &mut Wave,
+    i: &Inst,
+    signed: bool,
+    op: impl Fn(u32, u32) -> bool,
+) -> Result<Flow, Fault> {
     let imm = if signed {
         i.imm as u16 as i16 as i32 as u32
     } else {
@@ -152,7 +166,11 @@ fn bfe_u32(v: u32, s1: u32) -> u32 {
         return 0;
     }
     let x = v >> off;
-    if width >= 32 { x } else { x & ((1u32 << width) - 1) }
+    if width >= 32 {
+        x
+    } else {
+        x & ((1u32 << width) - 1)
+    }
 }
 
 fn bfe_i32(v: u32, s1: u32) -> u32 {
@@ -176,7 +194,11 @@ fn bfe_u64(v: u64, s1: u32) -> u64 {
         return 0;
     }
     let x = v >> off;
-    if width >= 64 { x } else { x & ((1u64 << width) - 1) }
+    if width >= 64 {
+        x
+    } else {
+        x & ((1u64 << width) - 1)
+    }
 }
 
 fn bfe_i64(v: u64, s1: u32) -> u64 {
@@ -246,36 +268,120 @@ fn rel(w: &Wave, base: u8, count: u32) -> Result<usize, Fault> {
 pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
     match op {
         // ---- SOP2
-        S_ADD_U32 => f(|w, i, _| sop2(w, i, |a, b, _| { let (d, c) = a.overflowing_add(b); (d, Some(c)) })),
-        S_SUB_U32 => f(|w, i, _| sop2(w, i, |a, b, _| { let (d, c) = a.overflowing_sub(b); (d, Some(c)) })),
-        S_ADD_I32 => f(|w, i, _| sop2(w, i, |a, b, _| { let (d, o) = (a as i32).overflowing_add(b as i32); (d as u32, Some(o)) })),
-        S_SUB_I32 => f(|w, i, _| sop2(w, i, |a, b, _| { let (d, o) = (a as i32).overflowing_sub(b as i32); (d as u32, Some(o)) })),
-        S_ADDC_U32 => f(|w, i, _| sop2(w, i, |a, b, c| {
-            let s = u64::from(a) + u64::from(b) + u64::from(c);
-            (s as u32, Some(s >> 32 != 0))
-        })),
-        S_SUBB_U32 => f(|w, i, _| sop2(w, i, |a, b, c| {
-            let d = a.wrapping_sub(b).wrapping_sub(u32::from(c));
-            (d, Some(u64::from(b) + u64::from(c) > u64::from(a)))
-        })),
-        S_MIN_I32 => f(|w, i, _| sop2(w, i, |a, b, _| { let s = (a as i32) < (b as i32); (if s { a } else { b }, Some(s)) })),
-        S_MIN_U32 => f(|w, i, _| sop2(w, i, |a, b, _| { let s = a < b; (if s { a } else { b }, Some(s)) })),
-        S_MAX_I32 => f(|w, i, _| sop2(w, i, |a, b, _| { let s = (a as i32) > (b as i32); (if s { a } else { b }, Some(s)) })),
-        S_MAX_U32 => f(|w, i, _| sop2(w, i, |a, b, _| { let s = a > b; (if s { a } else { b }, Some(s)) })),
+        S_ADD_U32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let (d, c) = a.overflowing_add(b);
+                (d, Some(c))
+            })
+        }),
+        S_SUB_U32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let (d, c) = a.overflowing_sub(b);
+                (d, Some(c))
+            })
+        }),
+        S_ADD_I32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let (d, o) = (a as i32).overflowing_add(b as i32);
+                (d as u32, Some(o))
+            })
+        }),
+        S_SUB_I32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let (d, o) = (a as i32).overflowing_sub(b as i32);
+                (d as u32, Some(o))
+            })
+        }),
+        S_ADDC_U32 => f(|w, i, _| {
+            sop2(w, i, |a, b, c| {
+                let s = u64::from(a) + u64::from(b) + u64::from(c);
+                (s as u32, Some(s >> 32 != 0))
+            })
+        }),
+        S_SUBB_U32 => f(|w, i, _| {
+            sop2(w, i, |a, b, c| {
+                let d = a.wrapping_sub(b).wrapping_sub(u32::from(c));
+                (d, Some(u64::from(b) + u64::from(c) > u64::from(a)))
+            })
+        }),
+        S_MIN_I32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let s = (a as i32) < (b as i32);
+                (if s { a } else { b }, Some(s))
+            })
+        }),
+        S_MIN_U32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let s = a < b;
+                (if s { a } else { b }, Some(s))
+            })
+        }),
+        S_MAX_I32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let s = (a as i32) > (b as i32);
+                (if s { a } else { b }, Some(s))
+            })
+        }),
+        S_MAX_U32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let s = a > b;
+                (if s { a } else { b }, Some(s))
+            })
+        }),
         S_CSELECT_B32 => f(|w, i, _| sop2(w, i, |a, b, c| (if c { a } else { b }, None))),
         S_CSELECT_B64 => f(|w, i, _| {
             let d = if w.scc { a64(w, i) } else { b64(w, i) };
             w.write_s64(i.sdst, d);
             Ok(Flow::Next)
         }),
-        S_AND_B32 => f(|w, i, _| sop2(w, i, |a, b, _| { let d = a & b; (d, Some(d != 0)) })),
-        S_OR_B32 => f(|w, i, _| sop2(w, i, |a, b, _| { let d = a | b; (d, Some(d != 0)) })),
-        S_XOR_B32 => f(|w, i, _| sop2(w, i, |a, b, _| { let d = a ^ b; (d, Some(d != 0)) })),
-        S_ANDN2_B32 => f(|w, i, _| sop2(w, i, |a, b, _| { let d = a & !b; (d, Some(d != 0)) })),
-        S_ORN2_B32 => f(|w, i, _| sop2(w, i, |a, b, _| { let d = a | !b; (d, Some(d != 0)) })),
-        S_NAND_B32 => f(|w, i, _| sop2(w, i, |a, b, _| { let d = !(a & b); (d, Some(d != 0)) })),
-        S_NOR_B32 => f(|w, i, _| sop2(w, i, |a, b, _| { let d = !(a | b); (d, Some(d != 0)) })),
-        S_XNOR_B32 => f(|w, i, _| sop2(w, i, |a, b, _| { let d = !(a ^ b); (d, Some(d != 0)) })),
+        S_AND_B32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let d = a & b;
+                (d, Some(d != 0))
+            })
+        }),
+        S_OR_B32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let d = a | b;
+                (d, Some(d != 0))
+            })
+        }),
+        S_XOR_B32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let d = a ^ b;
+                (d, Some(d != 0))
+            })
+        }),
+        S_ANDN2_B32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let d = a & !b;
+                (d, Some(d != 0))
+            })
+        }),
+        S_ORN2_B32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let d = a | !b;
+                (d, Some(d != 0))
+            })
+        }),
+        S_NAND_B32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let d = !(a & b);
+                (d, Some(d != 0))
+            })
+        }),
+        S_NOR_B32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let d = !(a | b);
+                (d, Some(d != 0))
+            })
+        }),
+        S_XNOR_B32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let d = !(a ^ b);
+                (d, Some(d != 0))
+            })
+        }),
         S_AND_B64 => f(|w, i, _| sop2_64(w, i, |a, b| a & b, true)),
         S_OR_B64 => f(|w, i, _| sop2_64(w, i, |a, b| a | b, true)),
         S_XOR_B64 => f(|w, i, _| sop2_64(w, i, |a, b| a ^ b, true)),
@@ -284,37 +390,87 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         S_NAND_B64 => f(|w, i, _| sop2_64(w, i, |a, b| !(a & b), true)),
         S_NOR_B64 => f(|w, i, _| sop2_64(w, i, |a, b| !(a | b), true)),
         S_XNOR_B64 => f(|w, i, _| sop2_64(w, i, |a, b| !(a ^ b), true)),
-        S_LSHL_B32 => f(|w, i, _| sop2(w, i, |a, b, _| { let d = a << (b & 31); (d, Some(d != 0)) })),
-        S_LSHR_B32 => f(|w, i, _| sop2(w, i, |a, b, _| { let d = a >> (b & 31); (d, Some(d != 0)) })),
-        S_ASHR_I32 => f(|w, i, _| sop2(w, i, |a, b, _| { let d = ((a as i32) >> (b & 31)) as u32; (d, Some(d != 0)) })),
+        S_LSHL_B32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let d = a << (b & 31);
+                (d, Some(d != 0))
+            })
+        }),
+        S_LSHR_B32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let d = a >> (b & 31);
+                (d, Some(d != 0))
+            })
+        }),
+        S_ASHR_I32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let d = ((a as i32) >> (b & 31)) as u32;
+                (d, Some(d != 0))
+            })
+        }),
         S_LSHL_B64 => f(|w, i, _| sop2_64_32(w, i, |a, b| a << (b & 63))),
         S_LSHR_B64 => f(|w, i, _| sop2_64_32(w, i, |a, b| a >> (b & 63))),
         S_ASHR_I64 => f(|w, i, _| sop2_64_32(w, i, |a, b| ((a as i64) >> (b & 63)) as u64)),
-        S_BFM_B32 => f(|w, i, _| sop2(w, i, |a, b, _| ((((1u64 << (a & 31)) - 1) as u32) << (b & 31), None))),
+        S_BFM_B32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                ((((1u64 << (a & 31)) - 1) as u32) << (b & 31), None)
+            })
+        }),
         S_BFM_B64 => f(|w, i, _| {
             let (a, b) = (a32(w, i), b32(w, i));
-            let m = if a & 63 == 0 { 0 } else { u64::MAX >> (64 - (a & 63)) };
+            let m = if a & 63 == 0 {
+                0
+            } else {
+                u64::MAX >> (64 - (a & 63))
+            };
             w.write_s64(i.sdst, m << (b & 63));
             Ok(Flow::Next)
         }),
         S_MUL_I32 => f(|w, i, _| sop2(w, i, |a, b, _| (a.wrapping_mul(b), None))),
-        S_MUL_HI_U32 => f(|w, i, _| sop2(w, i, |a, b, _| (((u64::from(a) * u64::from(b)) >> 32) as u32, None))),
-        S_MUL_HI_I32 => f(|w, i, _| sop2(w, i, |a, b, _| (((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32, None))),
-        S_BFE_U32 => f(|w, i, _| sop2(w, i, |a, b, _| { let d = bfe_u32(a, b); (d, Some(d != 0)) })),
-        S_BFE_I32 => f(|w, i, _| sop2(w, i, |a, b, _| { let d = bfe_i32(a, b); (d, Some(d != 0)) })),
+        S_MUL_HI_U32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                (((u64::from(a) * u64::from(b)) >> 32) as u32, None)
+            })
+        }),
+        S_MUL_HI_I32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                (
+                    ((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32,
+                    None,
+                )
+            })
+        }),
+        S_BFE_U32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let d = bfe_u32(a, b);
+                (d, Some(d != 0))
+            })
+        }),
+        S_BFE_I32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let d = bfe_i32(a, b);
+                (d, Some(d != 0))
+            })
+        }),
         S_BFE_U64 => f(|w, i, _| sop2_64_32(w, i, bfe_u64)),
         S_BFE_I64 => f(|w, i, _| sop2_64_32(w, i, bfe_i64)),
-        S_ABSDIFF_I32 => f(|w, i, _| sop2(w, i, |a, b, _| {
-            let d = (a as i32).wrapping_sub(b as i32).wrapping_abs() as u32;
-            (d, Some(d != 0))
-        })),
+        S_ABSDIFF_I32 => f(|w, i, _| {
+            sop2(w, i, |a, b, _| {
+                let d = (a as i32).wrapping_sub(b as i32).wrapping_abs() as u32;
+                (d, Some(d != 0))
+            })
+        }),
         S_LSHL1_ADD_U32 => f(|w, i, _| sop2(w, i, |a, b, _| lshl_add(a, b, 1))),
         S_LSHL2_ADD_U32 => f(|w, i, _| sop2(w, i, |a, b, _| lshl_add(a, b, 2))),
         S_LSHL3_ADD_U32 => f(|w, i, _| sop2(w, i, |a, b, _| lshl_add(a, b, 3))),
         S_LSHL4_ADD_U32 => f(|w, i, _| sop2(w, i, |a, b, _| lshl_add(a, b, 4))),
         S_PACK_LL_B32_B16 => f(|w, i, _| sop2(w, i, |a, b, _| ((a & 0xffff) | (b << 16), None))),
-        S_PACK_LH_B32_B16 => f(|w, i, _| sop2(w, i, |a, b, _| ((a & 0xffff) | (b & 0xffff_0000), None))),
-        S_PACK_HH_B32_B16 => f(|w, i, _| sop2(w, i, |a, b, _| ((a >> 16) | (b & 0xffff_0000), None))),
+        S_PACK_LH_B32_B16 => {
+            f(|w, i, _| sop2(w, i, |a, b, _| ((a & 0xffff) | (b & 0xffff_0000), None)))
+        }
+        S_PACK_HH_B32_B16 => {
+            f(|w, i, _| sop2(w, i, |a, b, _| ((a >> 16) | (b & 0xffff_0000), None)))
+        }
 
         // ---- SOP1
         S_MOV_B32 => f(|w, i, _| sop1(w, i, |a| a, false)),
@@ -379,27 +535,35 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         S_ANDN1_WREXEC_B64 => f(|w, i, _| saveexec(w, i, |s, e| !s & e, true)),
         S_ANDN2_WREXEC_B64 => f(|w, i, _| saveexec(w, i, |s, e| s & !e, true)),
         S_MOVRELS_B32 => f(|w, i, _| {
-            let Some(base) = scalar_index(i.src[0]) else { return Ok(Flow::Next) };
+            let Some(base) = scalar_index(i.src[0]) else {
+                return Ok(Flow::Next);
+            };
             let s = rel(w, base, 1)?;
             let v = w.s[s];
             w.write_s32(i.sdst, v);
             Ok(Flow::Next)
         }),
         S_MOVRELS_B64 => f(|w, i, _| {
-            let Some(base) = scalar_index(i.src[0]) else { return Ok(Flow::Next) };
+            let Some(base) = scalar_index(i.src[0]) else {
+                return Ok(Flow::Next);
+            };
             let s = rel(w, base, 2)?;
             let v = w.s64(s as u8);
             w.write_s64(i.sdst, v);
             Ok(Flow::Next)
         }),
         S_MOVRELD_B32 => f(|w, i, _| {
-            let Dst::S(base) = i.sdst else { return Ok(Flow::Next) };
+            let Dst::S(base) = i.sdst else {
+                return Ok(Flow::Next);
+            };
             let d = rel(w, base, 1)?;
             w.s[d] = a32(w, i);
             Ok(Flow::Next)
         }),
         S_MOVRELD_B64 => f(|w, i, _| {
-            let Dst::S(base) = i.sdst else { return Ok(Flow::Next) };
+            let Dst::S(base) = i.sdst else {
+                return Ok(Flow::Next);
+            };
             let d = rel(w, base, 2)?;
             let v = a64(w, i);
             w.set_s64(d as u8, v);
@@ -486,10 +650,16 @@ fn lshl_add(a: u32, b: u32, n: u32) -> (u32, Option<bool>) {
 
 fn bitset(w: &mut Wave, i: &Inst, one: bool, bits: u32) -> Result<Flow, Fault> {
     let bit = a32(w, i) & (bits - 1);
-    let Dst::S(r) = i.sdst else { return Ok(Flow::Next) };
+    let Dst::S(r) = i.sdst else {
+        return Ok(Flow::Next);
+    };
     if bits == 32 {
         let v = &mut w.s[usize::from(r)];
-        *v = if one { *v | (1 << bit) } else { *v & !(1 << bit) };
+        *v = if one {
+            *v | (1 << bit)
+        } else {
+            *v & !(1 << bit)
+        };
     } else {
         let v = w.s64(r);
         let v = if one { v | (1 << bit) } else { v & !(1 << bit) };

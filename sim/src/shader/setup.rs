@@ -55,10 +55,6 @@ pub(crate) struct Launch {
     pub groups: [u32; 3],
     /// Bytes of scratch per wave (0: the kernel has none).
     pub scratch_wave_bytes: u64,
-    /// Scratch bytes per lane (`scratch_wave_bytes / 64`).
-    pub scratch_lane_bytes: u64,
-    /// Base of the queue's scratch backing memory.
-    pub scratch_base: u64,
     /// Wave slots the scratch backing memory holds.
     pub scratch_slots: u64,
     /// Operand constants for the decoder.
@@ -197,8 +193,6 @@ impl Launch {
             grid_size: grid,
             groups,
             scratch_wave_bytes,
-            scratch_lane_bytes: scratch_wave_bytes / LANES as u64,
-            scratch_base: d.scratch.backing_memory_location,
             scratch_slots,
             resolve: Resolve {
                 accum_offset,
@@ -253,9 +247,9 @@ impl Launch {
             w.s[s] = v;
             s += 1;
         }
-        for i in 0..3 {
-            if self.workgroup_id[i] {
-                w.s[s] = id[i];
+        for (enabled, id) in self.workgroup_id.iter().zip(id) {
+            if *enabled {
+                w.s[s] = id;
                 s += 1;
             }
         }
@@ -296,7 +290,9 @@ impl Launch {
         }
         w.set_s64(super::program::EXEC, exec);
         if self.packed_workitem_ids {
-            let v0 = w.vreg_mut(0).map_err(|_| abort("no VGPR for the work-item ids"))?;
+            let v0 = w
+                .vreg_mut(0)
+                .map_err(|_| abort("no VGPR for the work-item ids"))?;
             for l in 0..LANES {
                 let y = if self.workitem_dims > 1 { ids[1][l] } else { 0 };
                 let z = if self.workitem_dims > 2 { ids[2][l] } else { 0 };

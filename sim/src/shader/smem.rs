@@ -33,8 +33,16 @@ fn buffer(w: &Wave, i: &Inst) -> (u64, u64) {
     (base, u64::from(w.s[(r + 2) % 128]))
 }
 
-fn load(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, dwords: usize, buffered: bool) -> Result<Flow, Fault> {
-    let Dst::S(d) = i.sdst else { return Ok(Flow::Next) };
+fn load(
+    w: &mut Wave,
+    i: &Inst,
+    ctx: &mut Ctx<'_>,
+    dwords: usize,
+    buffered: bool,
+) -> Result<Flow, Fault> {
+    let Dst::S(d) = i.sdst else {
+        return Ok(Flow::Next);
+    };
     let d = usize::from(d);
     if d + dwords > 128 {
         return Err(Fault::Abort("SMEM destination past the scalar file".into()));
@@ -59,13 +67,26 @@ fn load(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, dwords: usize, buffered: bool
             .map_err(Fault::Memory)?;
     }
     for k in 0..dwords {
-        w.s[d + k] = u32::from_le_bytes([bytes[4 * k], bytes[4 * k + 1], bytes[4 * k + 2], bytes[4 * k + 3]]);
+        w.s[d + k] = u32::from_le_bytes([
+            bytes[4 * k],
+            bytes[4 * k + 1],
+            bytes[4 * k + 2],
+            bytes[4 * k + 3],
+        ]);
     }
     Ok(Flow::Next)
 }
 
-fn store(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, dwords: usize, buffered: bool) -> Result<Flow, Fault> {
-    let Src::S(s) = i.data else { return Ok(Flow::Next) };
+fn store(
+    w: &mut Wave,
+    i: &Inst,
+    ctx: &mut Ctx<'_>,
+    dwords: usize,
+    buffered: bool,
+) -> Result<Flow, Fault> {
+    let Src::S(s) = i.data else {
+        return Ok(Flow::Next);
+    };
     let s = usize::from(s);
     let mut buf = [0u8; 16];
     for k in 0..dwords {
@@ -96,8 +117,17 @@ enum Atomic {
     CmpSwap,
 }
 
-fn atomic(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, a: Atomic, wide: bool, buffered: bool) -> Result<Flow, Fault> {
-    let Src::S(s) = i.data else { return Ok(Flow::Next) };
+fn atomic(
+    w: &mut Wave,
+    i: &Inst,
+    ctx: &mut Ctx<'_>,
+    a: Atomic,
+    wide: bool,
+    buffered: bool,
+) -> Result<Flow, Fault> {
+    let Src::S(s) = i.data else {
+        return Ok(Flow::Next);
+    };
     let off = offset(w, i);
     let va = if buffered {
         buffer(w, i).0.wrapping_add(off)
@@ -106,18 +136,25 @@ fn atomic(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, a: Atomic, wide: bool, buff
     };
     let mem = ctx.memory;
     let old = match (a, wide) {
-        (Atomic::Op(op), false) => u64::from(mem.atomic_u32(va, op, w.s[usize::from(s)]).map_err(Fault::Memory)?),
+        (Atomic::Op(op), false) => u64::from(
+            mem.atomic_u32(va, op, w.s[usize::from(s)])
+                .map_err(Fault::Memory)?,
+        ),
         (Atomic::Op(op), true) => mem.atomic_u64(va, op, w.s64(s)).map_err(Fault::Memory)?,
         // CMPSWAP data: source in the low half, compare value in the high half.
         (Atomic::CmpSwap, false) => {
             let new = w.s[usize::from(s)];
             let cmp = w.s[usize::from(s) + 1];
-            u64::from(mem.compare_exchange_u32(va, cmp, new).map_err(Fault::Memory)?)
+            u64::from(
+                mem.compare_exchange_u32(va, cmp, new)
+                    .map_err(Fault::Memory)?,
+            )
         }
         (Atomic::CmpSwap, true) => {
             let new = w.s64(s);
             let cmp = w.s64(s + 2);
-            mem.compare_exchange_u64(va, cmp, new).map_err(Fault::Memory)?
+            mem.compare_exchange_u64(va, cmp, new)
+                .map_err(Fault::Memory)?
         }
     };
     // glc: return the pre-op value.

@@ -32,23 +32,24 @@ const U64: u8 = 8;
 const CLASS: u8 = 16;
 
 fn float_cond(c: u8, a: f64, b: f64) -> bool {
-    let un = a.is_nan() || b.is_nan();
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let o = a.partial_cmp(&b);
     match c {
         0 => false,
-        1 => a < b,
-        2 => a == b,
-        3 => a <= b,
-        4 => a > b,
-        5 => a < b || a > b,
-        6 => a >= b,
-        7 => !un,
-        8 => un,
-        9 => !(a >= b),
-        10 => !(a < b || a > b),
-        11 => !(a > b),
-        12 => !(a <= b),
-        13 => a != b,
-        14 => !(a < b),
+        1 => o == Some(Less),
+        2 => o == Some(Equal),
+        3 => matches!(o, Some(Less | Equal)),
+        4 => o == Some(Greater),
+        5 => matches!(o, Some(Less | Greater)),
+        6 => matches!(o, Some(Greater | Equal)),
+        7 => o.is_some(),
+        8 => o.is_none(),
+        9 => !matches!(o, Some(Greater | Equal)),
+        10 => !matches!(o, Some(Less | Greater)),
+        11 => o != Some(Greater),
+        12 => !matches!(o, Some(Less | Equal)),
+        13 => o != Some(Equal),
+        14 => o != Some(Less),
         _ => true,
     }
 }
@@ -137,7 +138,10 @@ fn cmp<const T: u8, const C: u8, const X: bool>(
                     (f64::from(f), f.is_nan() && v & 0x0040_0000 == 0)
                 } else {
                     let v = modify(u64::from(a[l] & 0xffff), 0, i, 16) as u16;
-                    (f16_to_f64(v), v & 0x7c00 == 0x7c00 && v & 0x3ff != 0 && v & 0x200 == 0)
+                    (
+                        f16_to_f64(v),
+                        v & 0x7c00 == 0x7c00 && v & 0x3ff != 0 && v & 0x200 == 0,
+                    )
                 };
                 let hit = if C == CLASS {
                     class_bit(x, snan) & b[l] != 0

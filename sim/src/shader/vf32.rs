@@ -71,7 +71,11 @@ impl Env {
 /// A denormal becomes a zero of the same sign.
 #[inline]
 pub(crate) fn flush32(x: u32) -> u32 {
-    if x & 0x7f80_0000 == 0 { x & 0x8000_0000 } else { x }
+    if x & 0x7f80_0000 == 0 {
+        x & 0x8000_0000
+    } else {
+        x
+    }
 }
 
 /// The source `k` of `i` as f32 bits after `abs`/`neg` and the input flush.
@@ -103,12 +107,9 @@ pub(crate) fn output(r: f32, i: &Inst, env: Env) -> u32 {
     if i.mods.clamp {
         r = if r.is_nan() {
             if env.dx10 { 0.0 } else { r }
-        } else if r <= 0.0 {
-            0.0
-        } else if r >= 1.0 {
-            1.0
         } else {
-            r
+            // -0 clamps to +0.
+            r.clamp(0.0, 1.0) + 0.0
         };
     }
     let bits = r.to_bits();
@@ -123,7 +124,12 @@ fn plain(i: &Inst) -> bool {
 
 /// `d = op(s0)`.
 #[inline]
-pub(crate) fn vf1(w: &mut Wave, i: &Inst, env: Env, op: impl Fn(f32) -> f32) -> Result<Flow, Fault> {
+pub(crate) fn vf1(
+    w: &mut Wave,
+    i: &Inst,
+    env: Env,
+    op: impl Fn(f32) -> f32,
+) -> Result<Flow, Fault> {
     let a = w.read32(i.src[0], Ty::F32)?;
     let mut d = [0u32; LANES];
     for l in 0..LANES {
@@ -135,7 +141,12 @@ pub(crate) fn vf1(w: &mut Wave, i: &Inst, env: Env, op: impl Fn(f32) -> f32) -> 
 
 /// `d = op(s0, s1)`.
 #[inline]
-pub(crate) fn vf2(w: &mut Wave, i: &Inst, env: Env, op: impl Fn(f32, f32) -> f32) -> Result<Flow, Fault> {
+pub(crate) fn vf2(
+    w: &mut Wave,
+    i: &Inst,
+    env: Env,
+    op: impl Fn(f32, f32) -> f32,
+) -> Result<Flow, Fault> {
     let a = w.read32(i.src[0], Ty::F32)?;
     let b = w.read32(i.src[1], Ty::F32)?;
     let mut d = [0u32; LANES];
@@ -155,7 +166,13 @@ pub(crate) fn vf2(w: &mut Wave, i: &Inst, env: Env, op: impl Fn(f32, f32) -> f32
 /// `d = op(s0, s1, s2)`; `s2` may be the destination (`v_mac`, `v_fmac`)
 /// or the literal K (`v_madak`).
 #[inline]
-fn vf3(w: &mut Wave, i: &Inst, env: Env, c: C, op: impl Fn(f32, f32, f32) -> f32) -> Result<Flow, Fault> {
+fn vf3(
+    w: &mut Wave,
+    i: &Inst,
+    env: Env,
+    c: C,
+    op: impl Fn(f32, f32, f32) -> f32,
+) -> Result<Flow, Fault> {
     let a = w.read32(i.src[0], Ty::F32)?;
     let b = w.read32(i.src[1], Ty::F32)?;
     let cv = match c {
@@ -168,12 +185,21 @@ fn vf3(w: &mut Wave, i: &Inst, env: Env, c: C, op: impl Fn(f32, f32, f32) -> f32
     let mut d = [0u32; LANES];
     if plain(i) && !env.flush_in && !env.flush_out {
         for l in 0..LANES {
-            d[l] = op(f32::from_bits(a[l]), f32::from_bits(b[l]), f32::from_bits(cv[l])).to_bits();
+            d[l] = op(
+                f32::from_bits(a[l]),
+                f32::from_bits(b[l]),
+                f32::from_bits(cv[l]),
+            )
+            .to_bits();
         }
     } else {
         for l in 0..LANES {
             d[l] = output(
-                op(input(a[l], 0, i, env), input(b[l], 1, i, env), input(cv[l], 2, i, env)),
+                op(
+                    input(a[l], 0, i, env),
+                    input(b[l], 1, i, env),
+                    input(cv[l], 2, i, env),
+                ),
                 i,
                 env,
             );
@@ -191,7 +217,13 @@ enum C {
 
 /// `v_madmk_f32` (`s0 * K + s1`) and `v_madak_f32` (`s0 * s1 + K`), and
 /// the fused `v_fmamk`/`v_fmaak`.
-fn vk(w: &mut Wave, i: &Inst, env: Env, k_mul: bool, op: impl Fn(f32, f32, f32) -> f32) -> Result<Flow, Fault> {
+fn vk(
+    w: &mut Wave,
+    i: &Inst,
+    env: Env,
+    k_mul: bool,
+    op: impl Fn(f32, f32, f32) -> f32,
+) -> Result<Flow, Fault> {
     let a = w.read32(i.src[0], Ty::F32)?;
     let b = w.read32(i.src[1], Ty::F32)?;
     let k = f32::from_bits(if env.flush_in { flush32(i.lit) } else { i.lit });
@@ -314,7 +346,9 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         V_SUBREV_F32 => f(|w, i, _| vf2(w, i, Env::f32(w), |a, b| b - a)),
         V_MUL_F32 => f(|w, i, _| vf2(w, i, Env::f32(w), |a, b| a * b)),
         V_MUL_LEGACY_F32 => f(|w, i, _| {
-            vf2(w, i, Env::f32(w), |a, b| if a == 0.0 || b == 0.0 { 0.0 } else { a * b })
+            vf2(w, i, Env::f32(w), |a, b| {
+                if a == 0.0 || b == 0.0 { 0.0 } else { a * b }
+            })
         }),
         V_MIN_F32 => f(|w, i, _| {
             let e = Env::f32(w);
@@ -326,11 +360,15 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         }),
         V_MIN3_F32 => f(|w, i, _| {
             let e = Env::f32(w);
-            vf3(w, i, e, C::Src2, move |a, b, c| minmax(minmax(a, b, false, e.ieee), c, false, e.ieee))
+            vf3(w, i, e, C::Src2, move |a, b, c| {
+                minmax(minmax(a, b, false, e.ieee), c, false, e.ieee)
+            })
         }),
         V_MAX3_F32 => f(|w, i, _| {
             let e = Env::f32(w);
-            vf3(w, i, e, C::Src2, move |a, b, c| minmax(minmax(a, b, true, e.ieee), c, true, e.ieee))
+            vf3(w, i, e, C::Src2, move |a, b, c| {
+                minmax(minmax(a, b, true, e.ieee), c, true, e.ieee)
+            })
         }),
         V_MED3_F32 => f(|w, i, _| {
             let e = Env::f32(w);
@@ -371,16 +409,26 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
             w.write32(i.vdst, &d)?;
             Ok(Flow::Next)
         }),
-        V_RCP_F32 | V_RCP_IFLAG_F32 => f(|w, i, _| vf1(w, i, Env::flushing(w), |a| (1.0 / f64::from(a)) as f32)),
-        V_RSQ_F32 => f(|w, i, _| vf1(w, i, Env::flushing(w), |a| (1.0 / f64::from(a).sqrt()) as f32)),
+        V_RCP_F32 | V_RCP_IFLAG_F32 => {
+            f(|w, i, _| vf1(w, i, Env::flushing(w), |a| (1.0 / f64::from(a)) as f32))
+        }
+        V_RSQ_F32 => f(|w, i, _| {
+            vf1(w, i, Env::flushing(w), |a| {
+                (1.0 / f64::from(a).sqrt()) as f32
+            })
+        }),
         V_SQRT_F32 => f(|w, i, _| vf1(w, i, Env::flushing(w), f32::sqrt)),
         V_EXP_F32 => f(|w, i, _| vf1(w, i, Env::flushing(w), |a| f64::from(a).exp2() as f32)),
         V_LOG_F32 => f(|w, i, _| vf1(w, i, Env::flushing(w), |a| f64::from(a).log2() as f32)),
         V_SIN_F32 => f(|w, i, _| {
-            vf1(w, i, Env::flushing(w), |a| (f64::from(a) * std::f64::consts::TAU).sin() as f32)
+            vf1(w, i, Env::flushing(w), |a| {
+                (f64::from(a) * std::f64::consts::TAU).sin() as f32
+            })
         }),
         V_COS_F32 => f(|w, i, _| {
-            vf1(w, i, Env::flushing(w), |a| (f64::from(a) * std::f64::consts::TAU).cos() as f32)
+            vf1(w, i, Env::flushing(w), |a| {
+                (f64::from(a) * std::f64::consts::TAU).cos() as f32
+            })
         }),
         _ => None,
     }

@@ -57,7 +57,12 @@ pub(crate) fn v3(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32, u32) -> u32) -> R
 /// in is `src2` (VCC for the VOP2 forms) when the operation has one. With
 /// `clamp`, an unsigned overflow saturates.
 #[inline]
-fn vcarry(w: &mut Wave, i: &Inst, sat: u32, op: impl Fn(u32, u32, bool) -> (u32, bool)) -> Result<Flow, Fault> {
+fn vcarry(
+    w: &mut Wave,
+    i: &Inst,
+    sat: u32,
+    op: impl Fn(u32, u32, bool) -> (u32, bool),
+) -> Result<Flow, Fault> {
     let a = w.read32(i.src[0], Ty::B32)?;
     let b = w.read32(i.src[1], Ty::B32)?;
     let cin = match i.src[2] {
@@ -110,7 +115,10 @@ fn mad64(w: &mut Wave, i: &Inst, signed: bool) -> Result<Flow, Fault> {
     for l in 0..LANES {
         let (r, o) = if signed {
             let p = i128::from(a[l] as i32) * i128::from(b[l] as i32) + i128::from(c[l] as i64);
-            (p as u64, p > i128::from(i64::MAX) || p < i128::from(i64::MIN))
+            (
+                p as u64,
+                p > i128::from(i64::MAX) || p < i128::from(i64::MIN),
+            )
         } else {
             let p = u128::from(a[l]) * u128::from(b[l]) + u128::from(c[l]);
             (p as u64, p >> 64 != 0)
@@ -194,38 +202,76 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
             let m = w.scalar64(i.src[2], Ty::B64);
             // VOP3 abs/neg on the sources (float selects) flip/clear bit 31.
             let fix = |v: u32, k: u8| {
-                let v = if i.mods.abs >> k & 1 != 0 { v & 0x7fff_ffff } else { v };
-                if i.mods.neg >> k & 1 != 0 { v ^ 0x8000_0000 } else { v }
+                let v = if i.mods.abs >> k & 1 != 0 {
+                    v & 0x7fff_ffff
+                } else {
+                    v
+                };
+                if i.mods.neg >> k & 1 != 0 {
+                    v ^ 0x8000_0000
+                } else {
+                    v
+                }
             };
             let mut d = [0u32; LANES];
             for l in 0..LANES {
-                d[l] = if (m >> l) & 1 != 0 { fix(b[l], 1) } else { fix(a[l], 0) };
+                d[l] = if (m >> l) & 1 != 0 {
+                    fix(b[l], 1)
+                } else {
+                    fix(a[l], 0)
+                };
             }
             w.write32(i.vdst, &d)?;
             Ok(Flow::Next)
         }),
         V_ADD_U32 => f(|w, i, _| {
             let clamp = i.mods.clamp;
-            v2(w, i, move |a, b| if clamp { a.saturating_add(b) } else { a.wrapping_add(b) })
+            v2(w, i, move |a, b| {
+                if clamp {
+                    a.saturating_add(b)
+                } else {
+                    a.wrapping_add(b)
+                }
+            })
         }),
         V_SUB_U32 => f(|w, i, _| {
             let clamp = i.mods.clamp;
-            v2(w, i, move |a, b| if clamp { a.saturating_sub(b) } else { a.wrapping_sub(b) })
+            v2(w, i, move |a, b| {
+                if clamp {
+                    a.saturating_sub(b)
+                } else {
+                    a.wrapping_sub(b)
+                }
+            })
         }),
         V_SUBREV_U32 => f(|w, i, _| {
             let clamp = i.mods.clamp;
-            v2(w, i, move |a, b| if clamp { b.saturating_sub(a) } else { b.wrapping_sub(a) })
+            v2(w, i, move |a, b| {
+                if clamp {
+                    b.saturating_sub(a)
+                } else {
+                    b.wrapping_sub(a)
+                }
+            })
         }),
         V_ADD_I32 => f(|w, i, _| {
             let clamp = i.mods.clamp;
             v2(w, i, move |a, b| {
-                if clamp { (a as i32).saturating_add(b as i32) as u32 } else { a.wrapping_add(b) }
+                if clamp {
+                    (a as i32).saturating_add(b as i32) as u32
+                } else {
+                    a.wrapping_add(b)
+                }
             })
         }),
         V_SUB_I32 => f(|w, i, _| {
             let clamp = i.mods.clamp;
             v2(w, i, move |a, b| {
-                if clamp { (a as i32).saturating_sub(b as i32) as u32 } else { a.wrapping_sub(b) }
+                if clamp {
+                    (a as i32).saturating_sub(b as i32) as u32
+                } else {
+                    a.wrapping_sub(b)
+                }
             })
         }),
         V_ADD_CO_U32 => f(|w, i, _| vcarry(w, i, u32::MAX, |a, b, _| add_c(a, b, false))),
@@ -236,21 +282,47 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         V_SUBBREV_CO_U32 => f(|w, i, _| vcarry(w, i, 0, |a, b, c| sub_c(b, a, c))),
         V_MUL_I32_I24 => f(|w, i, _| v2(w, i, |a, b| (i24(a) * i24(b)) as u32)),
         V_MUL_HI_I32_I24 => f(|w, i, _| v2(w, i, |a, b| ((i24(a) * i24(b)) >> 32) as u32)),
-        V_MUL_U32_U24 => f(|w, i, _| v2(w, i, |a, b| ((u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff)) as u32))),
-        V_MUL_HI_U32_U24 => f(|w, i, _| v2(w, i, |a, b| ((u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff)) >> 32) as u32)),
+        V_MUL_U32_U24 => f(|w, i, _| {
+            v2(w, i, |a, b| {
+                (u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff)) as u32
+            })
+        }),
+        V_MUL_HI_U32_U24 => f(|w, i, _| {
+            v2(w, i, |a, b| {
+                ((u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff)) >> 32) as u32
+            })
+        }),
         V_MUL_LO_U32 => f(|w, i, _| v2(w, i, u32::wrapping_mul)),
         V_MUL_HI_U32 => f(|w, i, _| v2(w, i, |a, b| ((u64::from(a) * u64::from(b)) >> 32) as u32)),
-        V_MUL_HI_I32 => f(|w, i, _| v2(w, i, |a, b| ((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32)),
-        V_MAD_U32_U24 => f(|w, i, _| v3(w, i, |a, b, c| ((u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff)) as u32).wrapping_add(c))),
-        V_MAD_I32_I24 => f(|w, i, _| v3(w, i, |a, b, c| ((i24(a) * i24(b)) as u32).wrapping_add(c))),
+        V_MUL_HI_I32 => f(|w, i, _| {
+            v2(w, i, |a, b| {
+                ((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32
+            })
+        }),
+        V_MAD_U32_U24 => f(|w, i, _| {
+            v3(w, i, |a, b, c| {
+                ((u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff)) as u32).wrapping_add(c)
+            })
+        }),
+        V_MAD_I32_I24 => {
+            f(|w, i, _| v3(w, i, |a, b, c| ((i24(a) * i24(b)) as u32).wrapping_add(c)))
+        }
         V_MAD_U64_U32 => f(|w, i, _| mad64(w, i, false)),
         V_MAD_I64_I32 => f(|w, i, _| mad64(w, i, true)),
         V_MIN_I32 => f(|w, i, _| v2(w, i, |a, b| (a as i32).min(b as i32) as u32)),
         V_MAX_I32 => f(|w, i, _| v2(w, i, |a, b| (a as i32).max(b as i32) as u32)),
         V_MIN_U32 => f(|w, i, _| v2(w, i, u32::min)),
         V_MAX_U32 => f(|w, i, _| v2(w, i, u32::max)),
-        V_MIN3_I32 => f(|w, i, _| v3(w, i, |a, b, c| (a as i32).min(b as i32).min(c as i32) as u32)),
-        V_MAX3_I32 => f(|w, i, _| v3(w, i, |a, b, c| (a as i32).max(b as i32).max(c as i32) as u32)),
+        V_MIN3_I32 => f(|w, i, _| {
+            v3(w, i, |a, b, c| {
+                (a as i32).min(b as i32).min(c as i32) as u32
+            })
+        }),
+        V_MAX3_I32 => f(|w, i, _| {
+            v3(w, i, |a, b, c| {
+                (a as i32).max(b as i32).max(c as i32) as u32
+            })
+        }),
         V_MED3_I32 => f(|w, i, _| v3(w, i, |a, b, c| med3(a as i32, b as i32, c as i32) as u32)),
         V_MIN3_U32 => f(|w, i, _| v3(w, i, |a, b, c| a.min(b).min(c))),
         V_MAX3_U32 => f(|w, i, _| v3(w, i, |a, b, c| a.max(b).max(c))),
@@ -266,12 +338,20 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         V_XOR_B32 => f(|w, i, _| v2(w, i, |a, b| a ^ b)),
         V_XNOR_B32 => f(|w, i, _| v2(w, i, |a, b| !(a ^ b))),
         V_BCNT_U32_B32 => f(|w, i, _| v2(w, i, |a, b| a.count_ones().wrapping_add(b))),
-        V_BFM_B32 => f(|w, i, _| v2(w, i, |a, b| ((((1u64 << (a & 31)) - 1) as u32) << (b & 31)))),
+        V_BFM_B32 => f(|w, i, _| v2(w, i, |a, b| (((1u64 << (a & 31)) - 1) as u32) << (b & 31))),
         V_BFE_U32 => f(|w, i, _| v3(w, i, bfe_u)),
         V_BFE_I32 => f(|w, i, _| v3(w, i, bfe_i)),
         V_BFI_B32 => f(|w, i, _| v3(w, i, |a, b, c| (a & b) | (!a & c))),
-        V_ALIGNBIT_B32 => f(|w, i, _| v3(w, i, |a, b, c| ((((u64::from(a)) << 32) | u64::from(b)) >> (c & 31)) as u32)),
-        V_ALIGNBYTE_B32 => f(|w, i, _| v3(w, i, |a, b, c| ((((u64::from(a)) << 32) | u64::from(b)) >> (8 * (c & 3))) as u32)),
+        V_ALIGNBIT_B32 => f(|w, i, _| {
+            v3(w, i, |a, b, c| {
+                ((((u64::from(a)) << 32) | u64::from(b)) >> (c & 31)) as u32
+            })
+        }),
+        V_ALIGNBYTE_B32 => f(|w, i, _| {
+            v3(w, i, |a, b, c| {
+                ((((u64::from(a)) << 32) | u64::from(b)) >> (8 * (c & 3))) as u32
+            })
+        }),
         V_LSHL_ADD_U32 => f(|w, i, _| v3(w, i, |a, b, c| (a << (b & 31)).wrapping_add(c))),
         V_ADD_LSHL_U32 => f(|w, i, _| v3(w, i, |a, b, c| a.wrapping_add(b) << (c & 31))),
         V_ADD3_U32 => f(|w, i, _| v3(w, i, |a, b, c| a.wrapping_add(b).wrapping_add(c))),

@@ -249,7 +249,10 @@ impl Wave {
         let exec = self.exec();
         let n = self.v.len();
         if usize::from(i) + 1 >= n {
-            return Err(Fault::Abort(format!("v[{i}:{}] is past the wave's {n} VGPRs", i + 1)));
+            return Err(Fault::Abort(format!(
+                "v[{i}:{}] is past the wave's {n} VGPRs",
+                i + 1
+            )));
         }
         let (lo, hi) = self.v.split_at_mut(usize::from(i) + 1);
         let lo = &mut lo[usize::from(i)];
