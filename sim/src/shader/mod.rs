@@ -24,7 +24,11 @@
 #![allow(clippy::needless_range_loop)]
 
 mod control;
+mod cvt;
+mod ds;
 mod lanes;
+mod mubuf;
+mod packed;
 mod program;
 mod salu;
 mod scheduler;
@@ -163,6 +167,10 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         .or_else(|| vcmp::handler(op))
         .or_else(|| lanes::handler(op))
         .or_else(|| vmem::handler(op))
+        .or_else(|| mubuf::handler(op))
+        .or_else(|| ds::handler(op))
+        .or_else(|| cvt::handler(op))
+        .or_else(|| packed::handler(op))
 }
 
 /// The handler of operations no family implements.

@@ -566,7 +566,7 @@ pub enum Outcome {
     /// The completion signal reached 0.
     Done,
     /// The queue went into its error path: (code written to
-    /// `queue_inactive_signal`, what the sim says).
+    /// `queue_inactive_signal`, 0 for a memory fault; what the sim says).
     Error(u64, String),
 }
 
@@ -590,15 +590,14 @@ pub fn dispatch(c: &Client, q: &Queue, k: &KernelInfo, args: &[Arg], g: Geometry
         if atomic_u64(sig.va + 8).load(Ordering::Acquire) == 0 {
             return Outcome::Done;
         }
+        // The error path: a code in queue_inactive_signal, or (a memory
+        // fault) the queue stopped with the fault recorded and the
+        // memory-exception event set.
         let inactive = atomic_u64(sig.va + 128 + 8).load(Ordering::Acquire);
-        if inactive != 0 {
-            let what = c
-                .kfd
-                .device()
-                .queue_error(q.info.queue_id)
-                .map(|e| e.what)
-                .unwrap_or_default();
-            return Outcome::Error(inactive, what);
+        if let Some(e) = c.kfd.device().queue_error(q.info.queue_id) {
+            if inactive != 0 || e.code == 0 {
+                return Outcome::Error(inactive, e.what);
+            }
         }
         assert!(
             t.elapsed() < Duration::from_secs(120),
