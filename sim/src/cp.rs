@@ -102,7 +102,9 @@ pub(crate) struct QueueState {
     rptr: u64,
     wptr: u64,
     doorbell_offset: usize,
-    buffers: Vec<u64>,
+    /// Handles of the BOs `kfd_queue_acquire_buffers` took a reference on
+    /// (wptr, rptr, ring, then EOP and CWSR for compute queues).
+    buffers: Mutex<Vec<u64>>,
     cu_mask: Mutex<Vec<u32>>,
     state: AtomicU8,
     removed: AtomicBool,
@@ -134,7 +136,7 @@ impl QueueState {
             rptr: a.read_pointer_address,
             wptr: a.write_pointer_address,
             doorbell_offset,
-            buffers,
+            buffers: Mutex::new(buffers),
             cu_mask: Mutex::new(Vec::new()),
             state: AtomicU8::new(ACTIVE),
             removed: AtomicBool::new(false),
@@ -145,8 +147,14 @@ impl QueueState {
         }
     }
 
-    pub(crate) fn buffers(&self) -> &[u64] {
-        &self.buffers
+    pub(crate) fn buffers(&self) -> Vec<u64> {
+        lock(&self.buffers).clone()
+    }
+
+    /// UPDATE_QUEUE moved the ring to `new`: returns the old ring's handle.
+    pub(crate) fn replace_ring_buffer(&self, new: u64) -> Option<u64> {
+        let mut b = lock(&self.buffers);
+        b.get_mut(2).map(|h| std::mem::replace(h, new))
     }
 
     fn ring(&self) -> (u64, u32, u32, u32) {
