@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use aql::doorbell::NoDoorbell;
 use aql::packet::{AgentDispatchPacket, KernelDispatchPacket};
-use aql::queue::{AmdQueueProperties, PacketSlot, Poll, Ring};
+use aql::queue::{AmdQueueProperties, Completion, PacketProcessor, PacketSlot, Poll, Ring};
 use aql::{Packet, SignalHandle};
 use kfd::ioctl::raw;
 
@@ -39,6 +39,10 @@ use crate::memory::{Access, AtomicOp, DeviceMemory, FaultReason, GpuMemory, Memo
 pub const SPIN_WINDOW: Duration = Duration::from_micros(200);
 /// The longest the CP sleeps between looks at idle doorbells.
 pub const MAX_SLEEP: Duration = Duration::from_millis(25);
+/// VGPRs per lane of one SIMD (gfx90a, gfx942: the unified register file).
+const VGPRS_PER_SIMD: u32 = 512;
+/// SGPRs of one SIMD (GFX9).
+const SGPRS_PER_SIMD: u32 = 800;
 /// Packets taken from one queue before looking at the others.
 const BATCH: usize = 64;
 
@@ -54,6 +58,8 @@ pub(crate) enum QueueKind {
 const ACTIVE: u8 = 0;
 const ERROR: u8 = 1;
 const WAIT_SCRATCH: u8 = 2;
+/// Stopped by KFD after a VM fault of another queue of the process.
+const EVICTED: u8 = 3;
 
 /// Why a queue stopped: the legacy `queue_inactive_signal` code ROCr's
 /// `DynamicQueueEventsHandler` decodes, and what happened.
@@ -364,7 +370,7 @@ impl Worker {
             return false;
         }
         let state = q.state.load(Ordering::Acquire);
-        if state == ERROR || !self.ring_usable(q) {
+        if state == ERROR || state == EVICTED || !self.ring_usable(q) {
             return false;
         }
         if q.kind == QueueKind::Sdma {
@@ -406,6 +412,10 @@ impl Worker {
         let mut worked = false;
         local.more = false;
         for _ in 0..BATCH {
+            // DESTROY_QUEUE preempts the queue at a packet boundary.
+            if q.removed.load(Ordering::Acquire) {
+                return worked;
+            }
             if let Some(p) = local.pending.take() {
                 match self.execute(q, &p) {
                     Ok(true) => {
@@ -469,7 +479,7 @@ impl Worker {
                             };
                             // In-order execution: the packet completes before
                             // the next is fetched, so the barrier bit holds.
-                            pp.complete(f.completion);
+                            release(&mut pp, f.completion);
                             Some(out)
                         }
                         _ => None,
@@ -604,6 +614,22 @@ impl Worker {
             return Err(Stop::Code(
                 code::OUT_OF_REGISTERS,
                 format!("{sgprs} SGPRs exceed the register file"),
+            ));
+        }
+        // The workgroup must fit one CU: its wave64s spread over 4 SIMDs,
+        // each with 512 VGPRs per lane (gfx90a/gfx942: arch + acc VGPRs,
+        // granule 8) and 800 SGPRs. A workgroup the descriptor's register
+        // use cannot place would never launch on hardware.
+        let items: u32 = wg.iter().product();
+        let per_simd = items.div_ceil(64).div_ceil(4);
+        let vgprs = ((rsrc1 & 0x3f) + 1) * 8;
+        if per_simd * vgprs > VGPRS_PER_SIMD || per_simd * sgprs > SGPRS_PER_SIMD {
+            return Err(Stop::Code(
+                code::OUT_OF_REGISTERS,
+                format!(
+                    "workgroup {wg:?} needs {per_simd} waves per SIMD of {vgprs} VGPRs and \
+                     {sgprs} SGPRs: more than a SIMD's {VGPRS_PER_SIMD} VGPRs / {SGPRS_PER_SIMD} SGPRs"
+                ),
             ));
         }
         let (scratch, _) = self.scratch(q)?;
@@ -761,8 +787,26 @@ impl Worker {
         }
     }
 
-    /// A VM fault: the queue stops, every memory event learns the address.
+    /// A VM fault: the queue stops, every memory event learns the address,
+    /// and, as KFD's interrupt handler does (`kfd_dqm_evict_pasid` /
+    /// `kfd_evict_process_device` before `kfd_signal_vm_fault_event`), every
+    /// other queue of the process on this GPU is evicted. Other GPUs run on.
     fn fault(&self, q: &QueueState, id: u64, f: MemoryFault) {
+        for other in self.queues.iter().filter(|o| o.id != q.id) {
+            let evict = |from| {
+                other
+                    .state
+                    .compare_exchange(from, EVICTED, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+            };
+            if evict(ACTIVE) || evict(WAIT_SCRATCH) {
+                *lock(&other.error) = Some(QueueError {
+                    code: 0,
+                    packet_id: 0,
+                    what: format!("evicted: GPU memory fault on queue {}", q.id),
+                });
+            }
+        }
         q.state.store(ERROR, Ordering::Release);
         *lock(&q.error) = Some(QueueError {
             code: 0,
@@ -782,6 +826,19 @@ impl Worker {
             error_type: 0,
         });
     }
+}
+
+/// Hands a packet's completion token back to the processor that fetched it.
+///
+/// The ring lives in client memory and is borrowed through
+/// [`GpuMemory::with_atomics`] only for one access, so each fetch builds a
+/// processor over the ring's current read index and completes the packet on
+/// that same processor; the CP runs packets in order, so nothing is ever in
+/// flight across fetches and the barrier bit holds by construction.
+#[allow(clippy::let_unit_value, clippy::ignored_unit_patterns)]
+fn release(pp: &mut PacketProcessor<'_, '_, NoDoorbell>, token: Completion) {
+    // Cannot fail: the token comes from `pp` itself.
+    let _ = pp.complete(token);
 }
 
 fn fault_stop(f: ShaderFault) -> Stop {

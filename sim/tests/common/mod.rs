@@ -7,6 +7,7 @@
 
 use std::os::fd::AsFd;
 use std::ptr::NonNull;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -25,7 +26,7 @@ pub const FLAGS: AllocMemFlags = AllocMemFlags::GTT
     .union(AllocMemFlags::EXECUTABLE);
 
 pub struct Client {
-    pub kfd: Kfd<SimDevice>,
+    pub kfd: Arc<Kfd<SimDevice>>,
     pub gpu_id: u32,
     pub gpu_ids: Vec<u32>,
     pub node: RenderNode<SimDevice>,
@@ -71,9 +72,28 @@ impl Client {
         Self {
             gpu_id: gpu.gpu_id,
             gpu_ids: topo.gpus().map(|g| g.gpu_id).collect(),
-            kfd,
+            kfd: Arc::new(kfd),
             node,
         }
+    }
+
+    /// Every GPU of `dev`, each with its render node and acquired VM.
+    pub fn all_gpus(dev: SimDevice) -> Vec<Self> {
+        let kfd = Arc::new(Kfd::with_device(dev).unwrap());
+        let topo = Topology::read(kfd.device().topology().reader()).unwrap();
+        let ids: Vec<u32> = topo.gpus().map(|g| g.gpu_id).collect();
+        topo.gpus()
+            .map(|g| {
+                let node = kfd.open_render_node(g.properties.drm_render_minor).unwrap();
+                kfd.acquire_vm(node.as_fd(), g.gpu_id).unwrap();
+                Self {
+                    kfd: Arc::clone(&kfd),
+                    gpu_id: g.gpu_id,
+                    gpu_ids: ids.clone(),
+                    node,
+                }
+            })
+            .collect()
     }
 
     /// Reserves VA, allocates, maps to the GPU, maps for the CPU at the same address.
@@ -255,7 +275,17 @@ impl Queue {
                 r.finish();
                 return id;
             }
-            assert!(t.elapsed() < Duration::from_secs(20), "ring never drained");
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "ring never drained: read {} write {} header at read {:#x}",
+                self.read_index(),
+                self.amd
+                    .u64_at(amd_queue::WRITE_DISPATCH_ID)
+                    .load(Ordering::Acquire),
+                self.ring
+                    .u32_at((self.read_index() % self.slots as u64) * 64)
+                    .load(Ordering::Acquire)
+            );
             std::thread::yield_now();
         }
     }
@@ -309,4 +339,24 @@ pub fn dispatch_packet(kernel: u64, kernarg: u64, done: SignalHandle) -> KernelD
 
 pub fn dispatch_words(kernel: u64, kernarg: u64, done: SignalHandle) -> [u32; 16] {
     zerocopy::transmute!(dispatch_packet(kernel, kernarg, done))
+}
+
+/// A shader core made of a closure.
+pub struct FnCore<F>(pub F);
+
+impl<F> ShaderCore for FnCore<F>
+where
+    F: Fn(&Dispatch<'_>) -> Result<(), ShaderFault> + Send + Sync,
+{
+    fn dispatch(&self, d: &Dispatch<'_>) -> Result<(), ShaderFault> {
+        (self.0)(d)
+    }
+}
+
+/// Waits for the queue's `queue_inactive_signal` to leave 0; returns the code.
+pub fn wait_inactive(s: SignalHandle) -> u64 {
+    wait_until("queue_inactive_signal set", || signal_value(s) != 0);
+    let v = signal_value(s) as u64;
+    assert_ne!(v & (1 << 63), 0, "bit 63 marks a queue error: {v:#x}");
+    v & !(1 << 63)
 }
