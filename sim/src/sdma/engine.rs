@@ -147,11 +147,11 @@ pub struct Progress {
     pub state: RunState,
 }
 
-/// Retries left of the POLL_REGMEM at a read pointer.
+/// Evaluations left of the POLL_REGMEM at a read pointer.
 #[derive(Clone, Copy, Debug)]
 struct PendingPoll {
     rptr: u64,
-    retries_left: u16,
+    evaluations_left: u32,
 }
 
 /// One SDMA queue's engine state: the ring, the read pointer, the local
@@ -398,17 +398,19 @@ impl SdmaEngine {
             return Ok(Outcome::Done);
         }
         if p.retry_count != PollRegmem::RETRY_FOREVER {
+            // Evaluations left, this one included: the first poll and
+            // `retry_count` retries.
             let left = match self.pending {
-                Some(pending) if pending.rptr == offset => pending.retries_left,
-                _ => p.retry_count,
+                Some(pending) if pending.rptr == offset => pending.evaluations_left,
+                _ => u32::from(p.retry_count) + 1,
             };
-            if left == 0 {
+            if left <= 1 {
                 self.pending = None;
                 return Err(PollError::Timeout(addr));
             }
             self.pending = Some(PendingPoll {
                 rptr: offset,
-                retries_left: left - 1,
+                evaluations_left: left - 1,
             });
         }
         Ok(Outcome::Wait(Wait::Poll {

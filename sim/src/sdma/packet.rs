@@ -79,19 +79,24 @@ fn aligned(
     a: u64,
     align: u64,
 ) -> Result<u64, PacketError> {
+    let reason = match align {
+        4 => "not dword aligned",
+        _ => "not quadword aligned",
+    };
+    aligned_to(packet, field, a, align, reason)
+}
+
+fn aligned_to(
+    packet: &'static str,
+    field: &'static str,
+    a: u64,
+    align: u64,
+    reason: &'static str,
+) -> Result<u64, PacketError> {
     if a % align == 0 {
         Ok(a)
     } else {
-        Err(field_error(
-            packet,
-            field,
-            a,
-            match align {
-                4 => "not dword aligned",
-                8 => "not quadword aligned",
-                _ => "not aligned to the element size",
-            },
-        ))
+        Err(field_error(packet, field, a, reason))
     }
 }
 
@@ -1108,11 +1113,12 @@ impl TryFrom<&SdmaPktConstantFill> for ConstantFill {
             ));
         }
         Ok(Self {
-            dst: aligned(
+            dst: aligned_to(
                 n,
                 "dst_addr",
                 addr(p.dst_addr_lo, p.dst_addr_hi),
                 fill_size.bytes(),
+                "not aligned to the fill size",
             )?,
             data: p.data,
             fill_size,
