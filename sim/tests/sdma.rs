@@ -681,6 +681,93 @@ fn copy_linear_of_the_largest_count_moves_four_mebibytes() {
     assert!(out == src);
 }
 
+#[test]
+fn a_copy_split_like_rocr_moves_as_one() {
+    // ROCr splits at kMaxSize_ = 0x3fffe0; three packets, then a fence.
+    let mut mem = FlatMemory::new();
+    mem.map(RING, RING_SIZE, true).map(DATA, 20 << 20, true);
+    let mut engine = SdmaEngine::new(SdmaRing::new(RING, RING_SIZE).unwrap(), 0);
+    let total = 0x3f_ffe0 * 2 + 12345;
+    let src: Vec<u8> = (0..total).map(|i| (i % 253) as u8).collect();
+    mem.write_bytes(DATA + 1, &src).unwrap();
+    let mut dw = Vec::new();
+    let mut done = 0u64;
+    while done < total {
+        let n = 0x3f_ffe0.min(total - done);
+        dw.extend(
+            copy(DATA + 1 + done, DATA + (10 << 20) + done, n as u32)
+                .encode()
+                .unwrap(),
+        );
+        done += n;
+    }
+    dw.extend(
+        Packet::Fence(Fence {
+            addr: DATA + (19 << 20),
+            data: 1,
+        })
+        .encode()
+        .unwrap(),
+    );
+    for (i, d) in dw.iter().enumerate() {
+        mem.write_bytes(RING + 4 * i as u64, &d.to_le_bytes())
+            .unwrap();
+    }
+    let p = engine
+        .run(&mem, &mut Hooks::default(), 4 * dw.len() as u64, 100)
+        .unwrap();
+    idle(4)(&p);
+    let mut out = vec![0; total as usize];
+    mem.read_bytes(DATA + (10 << 20), &mut out).unwrap();
+    assert!(out == src);
+    assert_eq!(mem.load_u32(DATA + (19 << 20)).unwrap(), 1);
+}
+
+#[test]
+fn continuing_copies_that_overlap_together_run_one_after_the_other() {
+    // Each packet alone does not overlap, but the second reads what the first
+    // wrote: the result is that of two copies in order, not of one memmove.
+    let mut dev = Dev::new();
+    dev.fill_data(DATA, 300, 2);
+    let mut want = dev.read(DATA, 300);
+    want.copy_within(0..100, 100);
+    want.copy_within(100..200, 200);
+    dev.packet(copy(DATA, DATA + 100, 100))
+        .packet(copy(DATA + 100, DATA + 200, 100));
+    idle(2)(&dev.run().unwrap());
+    assert_eq!(dev.read(DATA, 300), want);
+}
+
+#[test]
+fn a_fault_in_a_run_of_copies_stops_at_that_packet() {
+    let mut dev = Dev::new();
+    dev.fill_data(DATA, 0x3000, 8);
+    let before = dev.snapshot();
+    let dst = DATA + DATA_LEN - 0x2000;
+    dev.packet(copy(DATA, dst, 0x1000))
+        .packet(copy(DATA + 0x1000, dst + 0x1000, 0x1000))
+        .packet(copy(DATA + 0x2000, dst + 0x2000, 0x1000));
+    let e = dev.run().unwrap_err();
+    assert_eq!(
+        e,
+        SdmaError::Memory {
+            offset: 56,
+            packet: "COPY_LINEAR",
+            fault: MemoryFault {
+                address: DATA + DATA_LEN,
+                access: Access::Write,
+                reason: FaultReason::NotMapped
+            }
+        }
+    );
+    assert_eq!(dev.engine.rptr(), 56);
+    // The two packets before it copied; the faulting one wrote nothing.
+    let mut want = before;
+    let d = (dst - DATA) as usize;
+    want.copy_within(0..0x2000, d);
+    assert!(dev.snapshot() == want);
+}
+
 /// Reference: the engine streams bytes in ascending order, so byte `i` of
 /// the destination gets what byte `i` of the source holds when it is read.
 fn bytewise_forward(mem: &mut [u8], src: usize, dst: usize, n: usize) {
