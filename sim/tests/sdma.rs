@@ -72,7 +72,7 @@ impl Dev {
         for d in dw {
             let a = RING + (self.wptr & (RING_SIZE - 1));
             self.mem.write_bytes(a, &d.to_le_bytes()).unwrap();
-            self.wptr += 4;
+            self.wptr = self.wptr.wrapping_add(4);
         }
         self
     }
@@ -850,6 +850,98 @@ fn copy_header_features_not_modelled_are_refused() {
     );
 }
 
+/// Device memory that only provides the required methods, so the engine
+/// runs the trait's default (bounce-buffer) `copy` and `fill`.
+struct PlainMemory(FlatMemory);
+
+impl SdmaMemory for PlainMemory {
+    fn check(&self, va: u64, len: u64, access: Access) -> Result<(), MemoryFault> {
+        self.0.check(va, len, access)
+    }
+    fn read_bytes(&self, va: u64, buf: &mut [u8]) -> Result<(), MemoryFault> {
+        self.0.read_bytes(va, buf)
+    }
+    fn write_bytes(&self, va: u64, data: &[u8]) -> Result<(), MemoryFault> {
+        self.0.write_bytes(va, data)
+    }
+    fn load_u32(&self, va: u64) -> Result<u32, MemoryFault> {
+        self.0.load_u32(va)
+    }
+    fn load_u64(&self, va: u64) -> Result<u64, MemoryFault> {
+        self.0.load_u64(va)
+    }
+    fn store_u32(&self, va: u64, value: u32) -> Result<(), MemoryFault> {
+        self.0.store_u32(va, value)
+    }
+    fn store_u64(&self, va: u64, value: u64) -> Result<(), MemoryFault> {
+        self.0.store_u64(va, value)
+    }
+    fn compare_exchange_u32(
+        &self,
+        va: u64,
+        c: u32,
+        n: u32,
+    ) -> Result<Result<u32, u32>, MemoryFault> {
+        self.0.compare_exchange_u32(va, c, n)
+    }
+    fn compare_exchange_u64(
+        &self,
+        va: u64,
+        c: u64,
+        n: u64,
+    ) -> Result<Result<u64, u64>, MemoryFault> {
+        self.0.compare_exchange_u64(va, c, n)
+    }
+}
+
+#[test]
+fn the_default_bulk_methods_give_the_same_results() {
+    let cases: &[(u64, u64, u32)] = &[
+        (0, 0x4_0000, 200_000),
+        (0, 100, 150_000),
+        (100, 0, 150_000),
+        (0, 0x1_0003, 0x2_0000),
+    ];
+    for &(src, dst, n) in cases {
+        let mut flat = Dev::new();
+        flat.fill_data(DATA, 0x8_0000, 6);
+        let mut plain_mem = FlatMemory::new();
+        plain_mem
+            .map(RING, RING_SIZE, true)
+            .map(DATA, DATA_LEN, true);
+        let plain = PlainMemory(plain_mem);
+        plain.write_bytes(DATA, &flat.read(DATA, 0x8_0000)).unwrap();
+        let fill = Packet::ConstantFill(ConstantFill {
+            dst: DATA + 0x9_0001,
+            data: 0x1122_3344,
+            fill_size: FillSize::Byte,
+            count: 70_000,
+        });
+        flat.packet(copy(DATA + src, DATA + dst, n)).packet(fill);
+        let dw: Vec<u32> = copy(DATA + src, DATA + dst, n)
+            .encode()
+            .unwrap()
+            .into_iter()
+            .chain(fill.encode().unwrap())
+            .collect();
+        for (i, d) in dw.iter().enumerate() {
+            plain
+                .write_bytes(RING + 4 * i as u64, &d.to_le_bytes())
+                .unwrap();
+        }
+        idle(2)(&flat.run().unwrap());
+        let mut engine = SdmaEngine::new(SdmaRing::new(RING, RING_SIZE).unwrap(), 0);
+        idle(2)(
+            &engine
+                .run(&plain, &mut Hooks::default(), flat.wptr, 10)
+                .unwrap(),
+        );
+        let mut out = vec![0; DATA_LEN as usize];
+        plain.read_bytes(DATA, &mut out).unwrap();
+        assert!(out == flat.snapshot(), "{src:#x} -> {dst:#x}, {n}");
+    }
+}
+
 // ---------------------------------------------------------------------------
 // COPY_LINEAR_SUBWIN
 
@@ -1382,7 +1474,7 @@ fn packets_wrap_around_the_ring_end() {
             .packet(Packet::Nop(Nop { count: 2 }));
         let p = dev.run().unwrap();
         idle(3)(&p);
-        assert_eq!(p.rptr, start + 28 + 16 + 12);
+        assert_eq!(p.rptr, start.wrapping_add(28 + 16 + 12));
         assert_eq!(dev.read(DATA + 0x1000, 64), dev.read(DATA, 64));
         assert_eq!(dev.mem.load_u32(DATA + 0x2000).unwrap(), 0xfeed);
     }
@@ -1775,7 +1867,7 @@ proptest! {
             (header_strategy(), proptest::collection::vec(word_strategy(), 12)),
             1..24,
         ),
-        start in any::<u64>(),
+        start in prop_oneof![any::<u64>(), u64::MAX - 4096..=u64::MAX, 0u64..4096],
         extra in 0u64..64,
     ) {
         let start = start & !3;
@@ -1786,12 +1878,12 @@ proptest! {
             for (i, w) in rest.iter().enumerate() {
                 dw.push(if i % 2 == 1 && (*w as u64) < 0x1_0000 { 0 } else { *w });
             }
-            if dev.wptr - start + 4 * dw.len() as u64 > RING_SIZE - 64 {
+            if dev.wptr.wrapping_sub(start) + 4 * dw.len() as u64 > RING_SIZE - 64 {
                 break;
             }
             dev.push(&dw);
         }
-        let wptr = (dev.wptr + extra * 4).min(start + RING_SIZE);
+        let wptr = start.wrapping_add((dev.wptr.wrapping_sub(start) + extra * 4).min(RING_SIZE));
         for _ in 0..4 {
             match dev.engine.run(&dev.mem, &mut dev.hooks, wptr, 16) {
                 Ok(p) => {

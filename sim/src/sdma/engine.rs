@@ -296,7 +296,7 @@ impl SdmaEngine {
                 // The padding is skipped unread; it touches no memory.
                 Outcome::Done
             } else {
-                self.read_dwords(mem, offset + 4, &mut buf[1..dwords])
+                self.read_dwords(mem, offset.wrapping_add(4), &mut buf[1..dwords])
                     .map_err(ring_fault)?;
                 let packet = Packet::decode(&buf[..dwords])
                     .map_err(|error| SdmaError::Packet { offset, error })?;
@@ -342,7 +342,7 @@ impl SdmaEngine {
         if let Some(d) = deferred {
             let continues = d.src.checked_add(d.len) == Some(src)
                 && d.dst.checked_add(d.len) == Some(dst)
-                && !overlap(d.src, d.dst, d.len + len);
+                && !overlap(d.src, d.dst, d.len.saturating_add(len));
             if continues {
                 d.len += len;
                 return Ok(());
