@@ -300,13 +300,7 @@ impl SdmaEngine {
                     .map_err(ring_fault)?;
                 let packet = Packet::decode(&buf[..dwords])
                     .map_err(|error| SdmaError::Packet { offset, error })?;
-                if let Packet::CopyLinear(c) = packet {
-                    self.copy_linear(mem, offset, c.src, c.dst, c.byte_count.into(), deferred)?;
-                    Outcome::Done
-                } else {
-                    self.flush(mem, deferred)?;
-                    self.execute(mem, hooks, offset, &packet)?
-                }
+                self.execute(mem, hooks, offset, &packet, deferred)?
             };
             match outcome {
                 Outcome::Done => {
@@ -410,12 +404,18 @@ impl SdmaEngine {
         hooks: &mut H,
         offset: u64,
         packet: &Packet,
+        deferred: &mut Option<DeferredCopy>,
     ) -> Result<Outcome, SdmaError>
     where
         M: SdmaMemory + ?Sized,
         H: SdmaHooks + ?Sized,
     {
         let name = packet.name();
+        // A deferred copy precedes every packet but the COPY_LINEAR that
+        // may continue it.
+        if !matches!(packet, Packet::CopyLinear(_)) {
+            self.flush(mem, deferred)?;
+        }
         let fault = |fault| SdmaError::Memory {
             offset,
             packet: name,
@@ -424,10 +424,7 @@ impl SdmaEngine {
         match *packet {
             Packet::Nop(_) => Ok(Outcome::Done),
             Packet::CopyLinear(c) => {
-                let len = u64::from(c.byte_count);
-                mem.check(c.src, len, Access::Read).map_err(fault)?;
-                mem.check(c.dst, len, Access::Write).map_err(fault)?;
-                forward_copy(mem, c.src, c.dst, len).map_err(fault)?;
+                self.copy_linear(mem, offset, c.src, c.dst, c.byte_count.into(), deferred)?;
                 Ok(Outcome::Done)
             }
             Packet::CopyBroadcastLinear(c) => {
