@@ -756,7 +756,7 @@ fn a_fault_in_a_run_of_copies_stops_at_that_packet() {
             fault: MemoryFault {
                 address: DATA + DATA_LEN,
                 access: Access::Write,
-                reason: FaultReason::NotMapped
+                reason: FaultReason::NotPresent
             }
         }
     );
@@ -1024,7 +1024,7 @@ fn subwindow_with_one_row_out_of_range_writes_nothing() {
             fault: MemoryFault {
                 address: DATA + DATA_LEN,
                 access: Access::Write,
-                reason: FaultReason::NotMapped
+                reason: FaultReason::NotPresent
             }
         }
     );
@@ -1567,12 +1567,12 @@ fn faults_name_the_address_and_write_nothing() {
         (
             copy(DATA, DATA + DATA_LEN - 10, 20),
             "COPY_LINEAR",
-            fault(DATA + DATA_LEN, Access::Write, FaultReason::NotMapped),
+            fault(DATA + DATA_LEN, Access::Write, FaultReason::NotPresent),
         ),
         (
             copy(UNMAPPED, DATA, 20),
             "COPY_LINEAR",
-            fault(UNMAPPED, Access::Read, FaultReason::NotMapped),
+            fault(UNMAPPED, Access::Read, FaultReason::NotPresent),
         ),
         (
             copy(DATA, RO, 20),
@@ -1587,7 +1587,7 @@ fn faults_name_the_address_and_write_nothing() {
                 dst2: UNMAPPED,
             }),
             "COPY_BROADCAST_LINEAR",
-            fault(UNMAPPED, Access::Write, FaultReason::NotMapped),
+            fault(UNMAPPED, Access::Write, FaultReason::NotPresent),
         ),
         (
             Packet::ConstantFill(ConstantFill::rocr_dword_fill(RO, 1, 4)),
@@ -1600,7 +1600,7 @@ fn faults_name_the_address_and_write_nothing() {
                 data: 1,
             }),
             "FENCE",
-            fault(UNMAPPED, Access::Write, FaultReason::NotMapped),
+            fault(UNMAPPED, Access::Write, FaultReason::NotPresent),
         ),
         (
             Packet::Atomic(Atomic::rocr_signal_decrement(RO)),
@@ -1610,7 +1610,7 @@ fn faults_name_the_address_and_write_nothing() {
         (
             Packet::Timestamp(Timestamp::GetGlobal { addr: UNMAPPED }),
             "TIMESTAMP",
-            fault(UNMAPPED, Access::Write, FaultReason::NotMapped),
+            fault(UNMAPPED, Access::Write, FaultReason::NotPresent),
         ),
         (
             Packet::PollRegmem(PollRegmem {
@@ -1622,7 +1622,7 @@ fn faults_name_the_address_and_write_nothing() {
                 retry_count: PollRegmem::RETRY_FOREVER,
             }),
             "POLL_REGMEM",
-            fault(UNMAPPED, Access::Read, FaultReason::NotMapped),
+            fault(UNMAPPED, Access::Read, FaultReason::NotPresent),
         ),
     ];
     for (packet, name, want) in cases {
@@ -1667,7 +1667,7 @@ fn a_ring_outside_memory_faults_as_ring() {
             fault: MemoryFault {
                 address: RING,
                 access: Access::Read,
-                reason: FaultReason::NotMapped
+                reason: FaultReason::NotPresent
             }
         })
     );

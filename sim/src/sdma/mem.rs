@@ -18,6 +18,15 @@
 //! shared between threads must keep racing bulk accesses defined behaviour
 //! (volatile or atomic-free raw copies of shared mappings, as `vm-memory`'s
 //! `VolatileSlice` does); [`FlatMemory`] is single-threaded (`!Sync`).
+//!
+//! Relation to the device's own memory (`sim::memory::DeviceMemory`, written
+//! at the same time on another branch): [`Access`], [`FaultReason`] and
+//! [`MemoryFault`] have the same variants and fields, so they can become
+//! re-exports of it; `SdmaMemory` for any `DeviceMemory` is an adapter of a
+//! few lines (loads acquire, stores release, `copy(src, dst, len)` to its
+//! `copy(dst, src, len)`, `fill` of dwords to `fill_u32`), given a
+//! `check(va, len, access)` on that trait (its `GpuMemory` already checks
+//! whole ranges before touching them).
 
 use core::fmt;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -35,7 +44,7 @@ pub enum Access {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FaultReason {
     /// No mapping covers the address (page not present).
-    NotMapped,
+    NotPresent,
     /// A write to a read-only mapping.
     ReadOnly,
     /// An atomic access not aligned to its size.
@@ -62,7 +71,7 @@ impl fmt::Display for MemoryFault {
             Access::Write => "write",
         };
         let reason = match self.reason {
-            FaultReason::NotMapped => "page not present",
+            FaultReason::NotPresent => "page not present",
             FaultReason::ReadOnly => "write to a read-only page",
             FaultReason::Misaligned => "misaligned atomic",
             FaultReason::AddressOverflow => "range wraps the address space",
@@ -257,10 +266,10 @@ impl FlatMemory {
             .iter()
             .find(|r| va >= r.base && va < r.base + r.len.max(1))
         else {
-            return Err(fault(va, FaultReason::NotMapped));
+            return Err(fault(va, FaultReason::NotPresent));
         };
         if end > r.base + r.len {
-            return Err(fault(r.base + r.len, FaultReason::NotMapped));
+            return Err(fault(r.base + r.len, FaultReason::NotPresent));
         }
         if access == Access::Write && !r.writable {
             return Err(fault(va, FaultReason::ReadOnly));
