@@ -200,6 +200,10 @@ pub struct CopyLinear {
 }
 
 /// `SDMA_PKT_COPY_BROADCAST_LINEAR`: one source to two destinations.
+///
+/// The engine runs it as two forward copies, to `dst1` then `dst2`: a first
+/// destination overlapping the source is what the second copy reads (ROCr
+/// never overlaps them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CopyBroadcastLinear {
     /// Bytes to copy to each destination, 1..=`1 << 22`.
