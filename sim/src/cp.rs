@@ -34,6 +34,8 @@ use kfd::ioctl::raw;
 use crate::device::Inner;
 use crate::dispatch::{AgentCall, Dispatch, QueueScratch, ShaderFault};
 use crate::memory::{Access, AtomicOp, DeviceMemory, FaultReason, GpuMemory, MemoryFault};
+use crate::sdma::SdmaError;
+use crate::sdma::engine::{RunState, SdmaHooks, SdmaQueue, SdmaRing};
 
 /// Spin this long after the last activity before backing off.
 pub const SPIN_WINDOW: Duration = Duration::from_micros(200);
@@ -104,6 +106,8 @@ pub(crate) struct QueueState {
     pub(crate) id: u32,
     pub(crate) gpu_id: u32,
     pub(crate) kind: QueueKind,
+    /// The SDMA engine that runs an SDMA queue.
+    pub(crate) sdma_engine: Option<usize>,
     ring: Mutex<(u64, u32, u32, u32)>,
     rptr: u64,
     wptr: u64,
@@ -125,6 +129,7 @@ impl QueueState {
         id: u32,
         gpu_id: u32,
         kind: QueueKind,
+        sdma_engine: Option<usize>,
         a: &raw::CreateQueueArgs,
         buffers: Vec<u64>,
         doorbell_offset: usize,
@@ -133,6 +138,7 @@ impl QueueState {
             id,
             gpu_id,
             kind,
+            sdma_engine,
             ring: Mutex::new((
                 a.ring_base_address,
                 a.ring_size,
@@ -210,13 +216,20 @@ pub(crate) struct CommandProcessor {
 }
 
 impl CommandProcessor {
-    pub(crate) fn start(inner: Arc<Inner>, gpu: usize) -> Self {
+    /// The command processor of GPU `gpu`, or with `sdma_engine` its SDMA
+    /// engine of that index: the same doorbell watching and shutdown, a
+    /// different packet format.
+    pub(crate) fn start(inner: Arc<Inner>, gpu: usize, sdma_engine: Option<usize>) -> Self {
         let shared = Arc::new(Shared::default());
         let s = Arc::clone(&shared);
+        let name = match sdma_engine {
+            None => format!("sim-cp{gpu}"),
+            Some(e) => format!("sim-sdma{gpu}.{e}"),
+        };
         let thread = std::thread::Builder::new()
-            .name(format!("sim-cp{gpu}"))
+            .name(name)
             .spawn(move || Worker::new(inner, gpu, s).run())
-            .expect("spawn the command processor thread");
+            .expect("spawn an engine thread of the simulated GPU");
         Self {
             shared,
             thread: Some(thread),
@@ -293,7 +306,31 @@ struct Worker {
     shared: Arc<Shared>,
     queues: Vec<Arc<QueueState>>,
     local: HashMap<u32, Local>,
+    sdma: HashMap<u32, SdmaLocal>,
     generation: u64,
+}
+
+/// An SDMA queue's engine state, kept between looks at its doorbell.
+struct SdmaLocal {
+    queue: SdmaQueue,
+    ring: (u64, u32),
+    /// The ring holds more than one batch, or a POLL_REGMEM waits.
+    again: bool,
+}
+
+/// What the SDMA engine needs from the device: the GPU clock, the trap
+/// interrupt (the KFD event whose id the packet's `int_context` carries,
+/// as `kfd_signal_event_interrupt` for an SDMA trap).
+struct SdmaDevice<'a>(&'a Inner);
+
+impl SdmaHooks for SdmaDevice<'_> {
+    fn gpu_clock(&mut self) -> u64 {
+        self.0.gpu_clock()
+    }
+
+    fn trap(&mut self, int_context: u32) {
+        self.0.events.interrupt(int_context);
+    }
 }
 
 /// An error that ends the packet: memory fault or a queue error code.
@@ -317,6 +354,7 @@ impl Worker {
             shared,
             queues: Vec::new(),
             local: HashMap::new(),
+            sdma: HashMap::new(),
             generation: u64::MAX,
         }
     }
@@ -339,6 +377,7 @@ impl Worker {
                 self.queues = lock(&self.shared.queues).clone();
                 let ids: Vec<u32> = self.queues.iter().map(|q| q.id).collect();
                 self.local.retain(|k, _| ids.contains(k));
+                self.sdma.retain(|k, _| ids.contains(k));
             }
             let mut worked = false;
             for q in self.queues.clone() {
@@ -373,10 +412,6 @@ impl Worker {
         if state == ERROR || state == EVICTED || !self.ring_usable(q) {
             return false;
         }
-        if q.kind == QueueKind::Sdma {
-            // SDMA queues are executed by the SDMA engine (not wired yet).
-            return false;
-        }
         // A doorbell is write-only for the client (MMIO): the CP consumes
         // each store by putting the sentinel back, so a store of the same
         // value as before (packet id 0 on a fresh queue) is noticed too.
@@ -387,6 +422,9 @@ impl Worker {
                 d.load(Ordering::Relaxed) != DOORBELL_IDLE
                     && d.swap(DOORBELL_IDLE, Ordering::AcqRel) != DOORBELL_IDLE
             });
+        if q.kind == QueueKind::Sdma {
+            return self.service_sdma(q, rung);
+        }
         let mut local = self.local.remove(&q.id).unwrap_or_default();
         if state == WAIT_SCRATCH {
             let worked = self.scratch_retry(q, &mut local);
@@ -400,6 +438,82 @@ impl Worker {
         let worked = self.drain(q, &mut local);
         self.local.insert(q.id, local);
         worked
+    }
+
+    /// Runs an SDMA queue's packets from its read pointer towards the write
+    /// pointer the client published, a batch at a time.
+    fn service_sdma(&mut self, q: &Arc<QueueState>, rung: bool) -> bool {
+        let (base, size, _, _) = q.ring();
+        let fresh = self.sdma.get(&q.id).is_none_or(|l| l.ring != (base, size));
+        if !rung && !fresh && !self.sdma.get(&q.id).is_some_and(|l| l.again) {
+            return false;
+        }
+        let mem = &self.inner.gpus[self.gpu].memory;
+        if fresh {
+            let ring = match SdmaRing::new(base, u64::from(size)) {
+                Ok(r) => r,
+                Err(e) => {
+                    q.state.store(ERROR, Ordering::Release);
+                    *lock(&q.error) = Some(QueueError {
+                        code: 0,
+                        packet_id: 0,
+                        what: e.to_string(),
+                    });
+                    return true;
+                }
+            };
+            let created = SdmaQueue::new(mem, ring, q.rptr, q.wptr);
+            match created {
+                Ok(queue) => {
+                    self.sdma.insert(
+                        q.id,
+                        SdmaLocal {
+                            queue,
+                            ring: (base, size),
+                            again: false,
+                        },
+                    );
+                }
+                Err(e) => {
+                    self.sdma_error(q, e);
+                    return true;
+                }
+            }
+        }
+        let Some(local) = self.sdma.get_mut(&q.id) else {
+            return false;
+        };
+        let mut device = SdmaDevice(&self.inner);
+        match local.queue.process(mem, &mut device, BATCH as u32) {
+            Ok(p) => {
+                local.again = !matches!(p.state, RunState::Idle);
+                q.completed
+                    .fetch_add(u64::from(p.executed), Ordering::AcqRel);
+                p.executed > 0
+            }
+            Err(e) => {
+                self.sdma_error(q, e);
+                true
+            }
+        }
+    }
+
+    /// An SDMA queue stops: a memory fault goes the VM-fault way (memory
+    /// event, eviction); anything else is recorded on the queue.
+    fn sdma_error(&mut self, q: &QueueState, e: SdmaError) {
+        self.sdma.remove(&q.id);
+        match e {
+            SdmaError::Memory { offset, fault, .. } => self.fault(q, offset, fault),
+            SdmaError::QueuePointer { fault, .. } => self.fault(q, 0, fault),
+            other => {
+                q.state.store(ERROR, Ordering::Release);
+                *lock(&q.error) = Some(QueueError {
+                    code: 0,
+                    packet_id: sdma_offset(&other),
+                    what: other.to_string(),
+                });
+            }
+        }
     }
 
     fn ring_usable(&self, q: &QueueState) -> bool {
@@ -792,7 +906,13 @@ impl Worker {
     /// `kfd_evict_process_device` before `kfd_signal_vm_fault_event`), every
     /// other queue of the process on this GPU is evicted. Other GPUs run on.
     fn fault(&self, q: &QueueState, id: u64, f: MemoryFault) {
-        for other in self.queues.iter().filter(|o| o.id != q.id) {
+        let gpu_id = self.inner.gpus[self.gpu].node.gpu_id;
+        for other in self
+            .inner
+            .queues_of_gpu(gpu_id)
+            .iter()
+            .filter(|o| o.id != q.id)
+        {
             let evict = |from| {
                 other
                     .state
@@ -813,7 +933,6 @@ impl Worker {
             packet_id: id,
             what: f.to_string(),
         });
-        let gpu_id = self.inner.gpus[self.gpu].node.gpu_id;
         self.inner.events.memory_fault(raw::HsaMemoryExceptionData {
             failure: raw::MemoryExceptionFailure {
                 not_present: u32::from(f.reason == FaultReason::NotPresent),
@@ -839,6 +958,18 @@ impl Worker {
 fn release(pp: &mut PacketProcessor<'_, '_, NoDoorbell>, token: Completion) {
     // Cannot fail: the token comes from `pp` itself.
     let _ = pp.complete(token);
+}
+
+/// The ring offset an SDMA error names, if any.
+fn sdma_offset(e: &SdmaError) -> u64 {
+    match *e {
+        SdmaError::Packet { offset, .. }
+        | SdmaError::Memory { offset, .. }
+        | SdmaError::PollTimeout { offset, .. }
+        | SdmaError::PacketLongerThanRing { offset, .. } => offset,
+        SdmaError::BadWritePointer { rptr, .. } => rptr,
+        SdmaError::QueuePointer { .. } => 0,
+    }
 }
 
 fn fault_stop(f: ShaderFault) -> Stop {

@@ -260,6 +260,16 @@ impl Inner {
             .is_some()
     }
 
+    /// Every queue of the process on GPU `gpu_id` (compute and SDMA).
+    pub(crate) fn queues_of_gpu(&self, gpu_id: u32) -> Vec<Arc<QueueState>> {
+        self.lock()
+            .queues
+            .values()
+            .filter(|q| q.gpu_id == gpu_id)
+            .cloned()
+            .collect()
+    }
+
     /// The GPU clock: a counter at [`GPU_CLOCK_HZ`] since the device started.
     pub(crate) fn gpu_clock(&self) -> u64 {
         let ns = self.clock_origin.elapsed().as_nanos();
@@ -272,6 +282,10 @@ impl Inner {
 pub struct SimDevice {
     inner: Arc<Inner>,
     cps: Vec<CommandProcessor>,
+    /// Per GPU, one thread per SDMA engine (PCIe engines, then XGMI ones).
+    sdmas: Vec<Vec<CommandProcessor>>,
+    /// SDMA queues created so far, to spread them over the engines.
+    sdma_queues: AtomicU64,
 }
 
 impl std::fmt::Debug for SimDevice {
@@ -328,9 +342,25 @@ impl SimDevice {
             shutdown: AtomicBool::new(false),
         });
         let cps = (0..inner.gpus.len())
-            .map(|i| CommandProcessor::start(Arc::clone(&inner), i))
+            .map(|i| CommandProcessor::start(Arc::clone(&inner), i, None))
             .collect();
-        Self { inner, cps }
+        let sdmas = inner
+            .gpus
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let n = g.node.spec.num_sdma_engines + g.node.spec.num_sdma_xgmi_engines;
+                (0..n as usize)
+                    .map(|e| CommandProcessor::start(Arc::clone(&inner), i, Some(e)))
+                    .collect()
+            })
+            .collect();
+        Self {
+            inner,
+            cps,
+            sdmas,
+            sdma_queues: AtomicU64::new(0),
+        }
     }
 
     /// The topology tree (for [`kfd::topology::Topology::read`]).
@@ -390,6 +420,24 @@ impl SimDevice {
             spec.cwsr_size(),
             spec.cwsr_area_size()?,
         ))
+    }
+
+    /// The thread that runs queue `q` of GPU `i`.
+    fn engine_of(&self, i: usize, q: &QueueState) -> &CommandProcessor {
+        match q.sdma_engine {
+            Some(e) => &self.sdmas[i][e],
+            None => &self.cps[i],
+        }
+    }
+
+    /// CPU time all engine threads (command processors and SDMA engines)
+    /// used so far.
+    pub fn engines_cpu_time(&self) -> Option<std::time::Duration> {
+        self.cps
+            .iter()
+            .chain(self.sdmas.iter().flatten())
+            .map(CommandProcessor::cpu_time)
+            .sum()
     }
 
     /// CPU time the command processor of GPU `index` used so far.
@@ -491,6 +539,11 @@ impl Drop for SimDevice {
         self.inner.shutdown.store(true, Ordering::Release);
         for cp in self.cps.drain(..) {
             cp.stop();
+        }
+        for engines in self.sdmas.drain(..) {
+            for e in engines {
+                e.stop();
+            }
         }
     }
 }
@@ -677,10 +730,29 @@ impl SimDevice {
                 *bo.queue_refs.entry(i).or_insert(0) += 1;
             }
         }
+        // allocate_sdma_queue: PCIe engines for SDMA, XGMI engines (after
+        // them) for SDMA_XGMI (none left: -ENOMEM), or the one named.
+        let sdma_engine = if kind == QueueKind::Sdma {
+            let n = self.sdma_queues.fetch_add(1, Ordering::Relaxed) as usize;
+            let (pcie, xgmi) = (
+                spec.num_sdma_engines as usize,
+                spec.num_sdma_xgmi_engines as usize,
+            );
+            Some(match a.queue_type {
+                KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID => a.sdma_engine_id as usize,
+                KFD_IOC_QUEUE_TYPE_SDMA_XGMI if xgmi == 0 => return Err(Errno::NOMEM),
+                KFD_IOC_QUEUE_TYPE_SDMA_XGMI => pcie + n % xgmi,
+                _ if pcie == 0 => return Err(Errno::NOMEM),
+                _ => n % pcie,
+            })
+        } else {
+            None
+        };
         let q = Arc::new(QueueState::new(
             qid,
             a.gpu_id,
             kind,
+            sdma_engine,
             a,
             refs,
             // A process's doorbells: one 64-bit slot per queue id.
@@ -688,7 +760,7 @@ impl SimDevice {
         ));
         p.queues.insert(qid, Arc::clone(&q));
         drop(p);
-        self.cps[i].add_queue(q);
+        self.engine_of(i, &q).add_queue(Arc::clone(&q));
         a.queue_id = qid;
         a.doorbell_offset = KFD_MMAP_TYPE_DOORBELL | mmap_gpu_id(a.gpu_id) | (u64::from(qid) * 8);
         Ok(0)
@@ -699,7 +771,7 @@ impl SimDevice {
         let q = d.lock().queues.remove(&qid).ok_or(Errno::INVAL)?;
         let i = d.gpu_index(q.gpu_id).ok_or(Errno::INVAL)?;
         // Preempts the queue: returns once the CP no longer touches it.
-        self.cps[i].remove_queue(&q);
+        self.engine_of(i, &q).remove_queue(&q);
         let mut p = d.lock();
         for h in q.buffers() {
             unref_queue_buffer(&mut p, i, h);
@@ -1462,7 +1534,7 @@ impl SimDevice {
 
     fn wait_events(&self, a: &mut raw::WaitEventsArgs) -> Result<c_int, Errno> {
         // The client blocks on the GPU: make sure the CPs are looking.
-        for cp in &self.cps {
+        for cp in self.cps.iter().chain(self.sdmas.iter().flatten()) {
             cp.kick();
         }
         let n = a.num_events as usize;

@@ -19,68 +19,18 @@
 //! (volatile or atomic-free raw copies of shared mappings, as `vm-memory`'s
 //! `VolatileSlice` does); [`FlatMemory`] is single-threaded (`!Sync`).
 //!
-//! Relation to the device's own memory (`sim::memory::DeviceMemory`, written
-//! at the same time on another branch): [`Access`], [`FaultReason`] and
-//! [`MemoryFault`] have the same variants and fields, so they can become
-//! re-exports of it; `SdmaMemory` for any `DeviceMemory` is an adapter of a
-//! few lines (loads acquire, stores release, `copy(src, dst, len)` to its
-//! `copy(dst, src, len)`, `fill` of dwords to `fill_u32`), given a
-//! `check(va, len, access)` on that trait (its `GpuMemory` already checks
-//! whole ranges before touching them).
+//! Relation to the device's own memory: [`Access`], [`FaultReason`] and
+//! [`MemoryFault`] are the device's (`sim::memory`), and the device's
+//! [`GpuMemory`] implements `SdmaMemory` by adapting its [`DeviceMemory`]
+//! (loads acquire, stores release, `copy(src, dst, len)` to its
+//! `copy(dst, src, len)`, fills of 1, 2 or 4 byte patterns to `fill_u32`).
 
 use core::fmt;
+
+use crate::memory::{DeviceMemory, GpuMemory};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-/// Whether a faulting access read or wrote.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Access {
-    /// A load, or the read half of a copy or an atomic.
-    Read,
-    /// A store, a fill, or the write half of a copy or an atomic.
-    Write,
-}
-
-/// Why an access faulted (the reasons a KFD memory-exception event carries).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FaultReason {
-    /// No mapping covers the address (page not present).
-    NotPresent,
-    /// A write to a read-only mapping.
-    ReadOnly,
-    /// An atomic access not aligned to its size.
-    Misaligned,
-    /// The range wraps past the end of the 64-bit address space.
-    AddressOverflow,
-}
-
-/// A faulting access: where, which way, why.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct MemoryFault {
-    /// The first faulting GPU virtual address.
-    pub address: u64,
-    /// Read or write.
-    pub access: Access,
-    /// Why it faulted.
-    pub reason: FaultReason,
-}
-
-impl fmt::Display for MemoryFault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let access = match self.access {
-            Access::Read => "read",
-            Access::Write => "write",
-        };
-        let reason = match self.reason {
-            FaultReason::NotPresent => "page not present",
-            FaultReason::ReadOnly => "write to a read-only page",
-            FaultReason::Misaligned => "misaligned atomic",
-            FaultReason::AddressOverflow => "range wraps the address space",
-        };
-        write!(f, "{access} fault at {:#x}: {reason}", self.address)
-    }
-}
-
-impl std::error::Error for MemoryFault {}
+pub use crate::memory::{Access, FaultReason, MemoryFault};
 
 /// Device memory as the SDMA engine sees it (GPU virtual addresses).
 ///
@@ -417,5 +367,78 @@ impl SdmaMemory for FlatMemory {
         // allocated); `ptr::copy` allows overlap (memmove); single-threaded.
         unsafe { core::ptr::copy(s, d, len as usize) };
         Ok(())
+    }
+}
+
+/// The device's memory map, as SDMA queues of the simulated GPU see it.
+impl SdmaMemory for GpuMemory {
+    fn check(&self, va: u64, len: u64, access: Access) -> Result<(), MemoryFault> {
+        GpuMemory::check(self, va, len, access)
+    }
+
+    fn read_bytes(&self, va: u64, buf: &mut [u8]) -> Result<(), MemoryFault> {
+        DeviceMemory::read_bytes(self, va, buf)
+    }
+
+    fn write_bytes(&self, va: u64, data: &[u8]) -> Result<(), MemoryFault> {
+        DeviceMemory::write_bytes(self, va, data)
+    }
+
+    fn load_u32(&self, va: u64) -> Result<u32, MemoryFault> {
+        DeviceMemory::load_u32(self, va, Ordering::Acquire)
+    }
+
+    fn load_u64(&self, va: u64) -> Result<u64, MemoryFault> {
+        DeviceMemory::load_u64(self, va, Ordering::Acquire)
+    }
+
+    fn store_u32(&self, va: u64, value: u32) -> Result<(), MemoryFault> {
+        DeviceMemory::store_u32(self, va, value, Ordering::Release)
+    }
+
+    fn store_u64(&self, va: u64, value: u64) -> Result<(), MemoryFault> {
+        DeviceMemory::store_u64(self, va, value, Ordering::Release)
+    }
+
+    fn compare_exchange_u32(
+        &self,
+        va: u64,
+        current: u32,
+        new: u32,
+    ) -> Result<Result<u32, u32>, MemoryFault> {
+        let old = DeviceMemory::compare_exchange_u32(self, va, current, new)?;
+        Ok(if old == current { Ok(old) } else { Err(old) })
+    }
+
+    fn compare_exchange_u64(
+        &self,
+        va: u64,
+        current: u64,
+        new: u64,
+    ) -> Result<Result<u64, u64>, MemoryFault> {
+        let old = DeviceMemory::compare_exchange_u64(self, va, current, new)?;
+        Ok(if old == current { Ok(old) } else { Err(old) })
+    }
+
+    fn copy(&self, src: u64, dst: u64, len: u64) -> Result<(), MemoryFault> {
+        DeviceMemory::copy(self, dst, src, len)
+    }
+
+    fn fill(&self, dst: u64, pattern: &[u8], count: u64) -> Result<(), MemoryFault> {
+        // A 1- or 2-byte pattern repeated to a dword fills the same bytes.
+        let word = match *pattern {
+            [b] => u32::from_le_bytes([b; 4]),
+            [a, b] => u32::from_le_bytes([a, b, a, b]),
+            [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
+            _ => {
+                return Err(MemoryFault {
+                    address: dst,
+                    access: Access::Write,
+                    reason: FaultReason::Misaligned,
+                });
+            }
+        };
+        let len = count.saturating_mul(pattern.len() as u64);
+        DeviceMemory::fill_u32(self, dst, word, len)
     }
 }
