@@ -27,18 +27,24 @@ use std::time::{Duration, Instant};
 
 use aql::doorbell::NoDoorbell;
 use aql::packet::{AgentDispatchPacket, KernelDispatchPacket};
-use aql::queue::{AmdQueueProperties, PacketSlot, Poll, Ring};
+use aql::queue::{AmdQueueProperties, Completion, PacketProcessor, PacketSlot, Poll, Ring};
 use aql::{Packet, SignalHandle};
 use kfd::ioctl::raw;
 
 use crate::device::Inner;
 use crate::dispatch::{AgentCall, Dispatch, QueueScratch, ShaderFault};
 use crate::memory::{Access, AtomicOp, DeviceMemory, FaultReason, GpuMemory, MemoryFault};
+use crate::sdma::SdmaError;
+use crate::sdma::engine::{RunState, SdmaHooks, SdmaQueue, SdmaRing};
 
 /// Spin this long after the last activity before backing off.
 pub const SPIN_WINDOW: Duration = Duration::from_micros(200);
 /// The longest the CP sleeps between looks at idle doorbells.
 pub const MAX_SLEEP: Duration = Duration::from_millis(25);
+/// VGPRs per lane of one SIMD (gfx90a, gfx942: the unified register file).
+const VGPRS_PER_SIMD: u32 = 512;
+/// SGPRs of one SIMD (GFX9).
+const SGPRS_PER_SIMD: u32 = 800;
 /// Packets taken from one queue before looking at the others.
 const BATCH: usize = 64;
 
@@ -54,6 +60,8 @@ pub(crate) enum QueueKind {
 const ACTIVE: u8 = 0;
 const ERROR: u8 = 1;
 const WAIT_SCRATCH: u8 = 2;
+/// Stopped by KFD after a VM fault of another queue of the process.
+const EVICTED: u8 = 3;
 
 /// Why a queue stopped: the legacy `queue_inactive_signal` code ROCr's
 /// `DynamicQueueEventsHandler` decodes, and what happened.
@@ -98,11 +106,15 @@ pub(crate) struct QueueState {
     pub(crate) id: u32,
     pub(crate) gpu_id: u32,
     pub(crate) kind: QueueKind,
+    /// The SDMA engine that runs an SDMA queue.
+    pub(crate) sdma_engine: Option<usize>,
     ring: Mutex<(u64, u32, u32, u32)>,
     rptr: u64,
     wptr: u64,
     doorbell_offset: usize,
-    buffers: Vec<u64>,
+    /// Handles of the BOs `kfd_queue_acquire_buffers` took a reference on
+    /// (wptr, rptr, ring, then EOP and CWSR for compute queues).
+    buffers: Mutex<Vec<u64>>,
     cu_mask: Mutex<Vec<u32>>,
     state: AtomicU8,
     removed: AtomicBool,
@@ -117,6 +129,7 @@ impl QueueState {
         id: u32,
         gpu_id: u32,
         kind: QueueKind,
+        sdma_engine: Option<usize>,
         a: &raw::CreateQueueArgs,
         buffers: Vec<u64>,
         doorbell_offset: usize,
@@ -125,6 +138,7 @@ impl QueueState {
             id,
             gpu_id,
             kind,
+            sdma_engine,
             ring: Mutex::new((
                 a.ring_base_address,
                 a.ring_size,
@@ -134,7 +148,7 @@ impl QueueState {
             rptr: a.read_pointer_address,
             wptr: a.write_pointer_address,
             doorbell_offset,
-            buffers,
+            buffers: Mutex::new(buffers),
             cu_mask: Mutex::new(Vec::new()),
             state: AtomicU8::new(ACTIVE),
             removed: AtomicBool::new(false),
@@ -145,8 +159,14 @@ impl QueueState {
         }
     }
 
-    pub(crate) fn buffers(&self) -> &[u64] {
-        &self.buffers
+    pub(crate) fn buffers(&self) -> Vec<u64> {
+        lock(&self.buffers).clone()
+    }
+
+    /// UPDATE_QUEUE moved the ring to `new`: returns the old ring's handle.
+    pub(crate) fn replace_ring_buffer(&self, new: u64) -> Option<u64> {
+        let mut b = lock(&self.buffers);
+        b.get_mut(2).map(|h| std::mem::replace(h, new))
     }
 
     fn ring(&self) -> (u64, u32, u32, u32) {
@@ -196,13 +216,20 @@ pub(crate) struct CommandProcessor {
 }
 
 impl CommandProcessor {
-    pub(crate) fn start(inner: Arc<Inner>, gpu: usize) -> Self {
+    /// The command processor of GPU `gpu`, or with `sdma_engine` its SDMA
+    /// engine of that index: the same doorbell watching and shutdown, a
+    /// different packet format.
+    pub(crate) fn start(inner: Arc<Inner>, gpu: usize, sdma_engine: Option<usize>) -> Self {
         let shared = Arc::new(Shared::default());
         let s = Arc::clone(&shared);
+        let name = match sdma_engine {
+            None => format!("sim-cp{gpu}"),
+            Some(e) => format!("sim-sdma{gpu}.{e}"),
+        };
         let thread = std::thread::Builder::new()
-            .name(format!("sim-cp{gpu}"))
+            .name(name)
             .spawn(move || Worker::new(inner, gpu, s).run())
-            .expect("spawn the command processor thread");
+            .expect("spawn an engine thread of the simulated GPU");
         Self {
             shared,
             thread: Some(thread),
@@ -279,7 +306,31 @@ struct Worker {
     shared: Arc<Shared>,
     queues: Vec<Arc<QueueState>>,
     local: HashMap<u32, Local>,
+    sdma: HashMap<u32, SdmaLocal>,
     generation: u64,
+}
+
+/// An SDMA queue's engine state, kept between looks at its doorbell.
+struct SdmaLocal {
+    queue: SdmaQueue,
+    ring: (u64, u32),
+    /// The ring holds more than one batch, or a POLL_REGMEM waits.
+    again: bool,
+}
+
+/// What the SDMA engine needs from the device: the GPU clock, the trap
+/// interrupt (the KFD event whose id the packet's `int_context` carries,
+/// as `kfd_signal_event_interrupt` for an SDMA trap).
+struct SdmaDevice<'a>(&'a Inner);
+
+impl SdmaHooks for SdmaDevice<'_> {
+    fn gpu_clock(&mut self) -> u64 {
+        self.0.gpu_clock()
+    }
+
+    fn trap(&mut self, int_context: u32) {
+        self.0.events.interrupt(int_context);
+    }
 }
 
 /// An error that ends the packet: memory fault or a queue error code.
@@ -303,6 +354,7 @@ impl Worker {
             shared,
             queues: Vec::new(),
             local: HashMap::new(),
+            sdma: HashMap::new(),
             generation: u64::MAX,
         }
     }
@@ -325,6 +377,7 @@ impl Worker {
                 self.queues = lock(&self.shared.queues).clone();
                 let ids: Vec<u32> = self.queues.iter().map(|q| q.id).collect();
                 self.local.retain(|k, _| ids.contains(k));
+                self.sdma.retain(|k, _| ids.contains(k));
             }
             let mut worked = false;
             for q in self.queues.clone() {
@@ -356,11 +409,7 @@ impl Worker {
             return false;
         }
         let state = q.state.load(Ordering::Acquire);
-        if state == ERROR || !self.ring_usable(q) {
-            return false;
-        }
-        if q.kind == QueueKind::Sdma {
-            // SDMA queues are executed by the SDMA engine (not wired yet).
+        if state == ERROR || state == EVICTED || !self.ring_usable(q) {
             return false;
         }
         // A doorbell is write-only for the client (MMIO): the CP consumes
@@ -373,6 +422,9 @@ impl Worker {
                 d.load(Ordering::Relaxed) != DOORBELL_IDLE
                     && d.swap(DOORBELL_IDLE, Ordering::AcqRel) != DOORBELL_IDLE
             });
+        if q.kind == QueueKind::Sdma {
+            return self.service_sdma(q, rung);
+        }
         let mut local = self.local.remove(&q.id).unwrap_or_default();
         if state == WAIT_SCRATCH {
             let worked = self.scratch_retry(q, &mut local);
@@ -388,6 +440,82 @@ impl Worker {
         worked
     }
 
+    /// Runs an SDMA queue's packets from its read pointer towards the write
+    /// pointer the client published, a batch at a time.
+    fn service_sdma(&mut self, q: &Arc<QueueState>, rung: bool) -> bool {
+        let (base, size, _, _) = q.ring();
+        let fresh = self.sdma.get(&q.id).is_none_or(|l| l.ring != (base, size));
+        if !rung && !fresh && !self.sdma.get(&q.id).is_some_and(|l| l.again) {
+            return false;
+        }
+        let mem = &self.inner.gpus[self.gpu].memory;
+        if fresh {
+            let ring = match SdmaRing::new(base, u64::from(size)) {
+                Ok(r) => r,
+                Err(e) => {
+                    q.state.store(ERROR, Ordering::Release);
+                    *lock(&q.error) = Some(QueueError {
+                        code: 0,
+                        packet_id: 0,
+                        what: e.to_string(),
+                    });
+                    return true;
+                }
+            };
+            let created = SdmaQueue::new(mem, ring, q.rptr, q.wptr);
+            match created {
+                Ok(queue) => {
+                    self.sdma.insert(
+                        q.id,
+                        SdmaLocal {
+                            queue,
+                            ring: (base, size),
+                            again: false,
+                        },
+                    );
+                }
+                Err(e) => {
+                    self.sdma_error(q, e);
+                    return true;
+                }
+            }
+        }
+        let Some(local) = self.sdma.get_mut(&q.id) else {
+            return false;
+        };
+        let mut device = SdmaDevice(&self.inner);
+        match local.queue.process(mem, &mut device, BATCH as u32) {
+            Ok(p) => {
+                local.again = !matches!(p.state, RunState::Idle);
+                q.completed
+                    .fetch_add(u64::from(p.executed), Ordering::AcqRel);
+                p.executed > 0
+            }
+            Err(e) => {
+                self.sdma_error(q, e);
+                true
+            }
+        }
+    }
+
+    /// An SDMA queue stops: a memory fault goes the VM-fault way (memory
+    /// event, eviction); anything else is recorded on the queue.
+    fn sdma_error(&mut self, q: &QueueState, e: SdmaError) {
+        self.sdma.remove(&q.id);
+        match e {
+            SdmaError::Memory { offset, fault, .. } => self.fault(q, offset, fault),
+            SdmaError::QueuePointer { fault, .. } => self.fault(q, 0, fault),
+            other => {
+                q.state.store(ERROR, Ordering::Release);
+                *lock(&q.error) = Some(QueueError {
+                    code: 0,
+                    packet_id: sdma_offset(&other),
+                    what: other.to_string(),
+                });
+            }
+        }
+    }
+
     fn ring_usable(&self, q: &QueueState) -> bool {
         let (base, size, percent, _) = q.ring();
         base != 0 && size != 0 && percent != 0
@@ -398,6 +526,10 @@ impl Worker {
         let mut worked = false;
         local.more = false;
         for _ in 0..BATCH {
+            // DESTROY_QUEUE preempts the queue at a packet boundary.
+            if q.removed.load(Ordering::Acquire) {
+                return worked;
+            }
             if let Some(p) = local.pending.take() {
                 match self.execute(q, &p) {
                     Ok(true) => {
@@ -461,9 +593,7 @@ impl Worker {
                             };
                             // In-order execution: the packet completes before
                             // the next is fetched, so the barrier bit holds.
-                            // The token came from this processor, which
-                            // cannot refuse it (ForeignToken).
-                            let _ = pp.complete(f.completion);
+                            release(&mut pp, f.completion);
                             Some(out)
                         }
                         _ => None,
@@ -598,6 +728,22 @@ impl Worker {
             return Err(Stop::Code(
                 code::OUT_OF_REGISTERS,
                 format!("{sgprs} SGPRs exceed the register file"),
+            ));
+        }
+        // The workgroup must fit one CU: its wave64s spread over 4 SIMDs,
+        // each with 512 VGPRs per lane (gfx90a/gfx942: arch + acc VGPRs,
+        // granule 8) and 800 SGPRs. A workgroup the descriptor's register
+        // use cannot place would never launch on hardware.
+        let items: u32 = wg.iter().product();
+        let per_simd = items.div_ceil(64).div_ceil(4);
+        let vgprs = ((rsrc1 & 0x3f) + 1) * 8;
+        if per_simd * vgprs > VGPRS_PER_SIMD || per_simd * sgprs > SGPRS_PER_SIMD {
+            return Err(Stop::Code(
+                code::OUT_OF_REGISTERS,
+                format!(
+                    "workgroup {wg:?} needs {per_simd} waves per SIMD of {vgprs} VGPRs and \
+                     {sgprs} SGPRs: more than a SIMD's {VGPRS_PER_SIMD} VGPRs / {SGPRS_PER_SIMD} SGPRs"
+                ),
             ));
         }
         let (scratch, _) = self.scratch(q)?;
@@ -760,15 +906,38 @@ impl Worker {
         }
     }
 
-    /// A VM fault: the queue stops, every memory event learns the address.
+    /// A VM fault: the queue stops, every memory event learns the address,
+    /// and, as KFD's interrupt handler does (`kfd_dqm_evict_pasid` /
+    /// `kfd_evict_process_device` before `kfd_signal_vm_fault_event`), every
+    /// other queue of the process on this GPU is evicted. Other GPUs run on.
     fn fault(&self, q: &QueueState, id: u64, f: MemoryFault) {
+        let gpu_id = self.inner.gpus[self.gpu].node.gpu_id;
+        for other in self
+            .inner
+            .queues_of_gpu(gpu_id)
+            .iter()
+            .filter(|o| o.id != q.id)
+        {
+            let evict = |from| {
+                other
+                    .state
+                    .compare_exchange(from, EVICTED, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+            };
+            if evict(ACTIVE) || evict(WAIT_SCRATCH) {
+                *lock(&other.error) = Some(QueueError {
+                    code: 0,
+                    packet_id: 0,
+                    what: format!("evicted: GPU memory fault on queue {}", q.id),
+                });
+            }
+        }
         q.state.store(ERROR, Ordering::Release);
         *lock(&q.error) = Some(QueueError {
             code: 0,
             packet_id: id,
             what: f.to_string(),
         });
-        let gpu_id = self.inner.gpus[self.gpu].node.gpu_id;
         self.inner.events.memory_fault(raw::HsaMemoryExceptionData {
             failure: raw::MemoryExceptionFailure {
                 not_present: u32::from(f.reason == FaultReason::NotPresent),
@@ -780,6 +949,31 @@ impl Worker {
             gpu_id,
             error_type: 0,
         });
+    }
+}
+
+/// Hands a packet's completion token back to the processor that fetched it.
+///
+/// The ring lives in client memory and is borrowed through
+/// [`GpuMemory::with_atomics`] only for one access, so each fetch builds a
+/// processor over the ring's current read index and completes the packet on
+/// that same processor; the CP runs packets in order, so nothing is ever in
+/// flight across fetches and the barrier bit holds by construction.
+#[allow(clippy::let_unit_value, clippy::ignored_unit_patterns)]
+fn release(pp: &mut PacketProcessor<'_, '_, NoDoorbell>, token: Completion) {
+    // Cannot fail: the token comes from `pp` itself.
+    let _ = pp.complete(token);
+}
+
+/// The ring offset an SDMA error names, if any.
+fn sdma_offset(e: &SdmaError) -> u64 {
+    match *e {
+        SdmaError::Packet { offset, .. }
+        | SdmaError::Memory { offset, .. }
+        | SdmaError::PollTimeout { offset, .. }
+        | SdmaError::PacketLongerThanRing { offset, .. } => offset,
+        SdmaError::BadWritePointer { rptr, .. } => rptr,
+        SdmaError::QueuePointer { .. } => 0,
     }
 }
 

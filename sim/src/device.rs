@@ -200,7 +200,8 @@ struct Bo {
     view: Arc<HostView>,
     mmap_offset: u64,
     mapped_on: BTreeSet<usize>,
-    queue_refs: u32,
+    /// Queues using the BO, per GPU VM (`bo_va->queue_refcount`).
+    queue_refs: BTreeMap<usize, u32>,
     /// (st_dev, st_ino) of the memfd, for dma-buf import/info.
     file_id: Option<(u64, u64)>,
 }
@@ -272,6 +273,16 @@ impl Inner {
             .is_some()
     }
 
+    /// Every queue of the process on GPU `gpu_id` (compute and SDMA).
+    pub(crate) fn queues_of_gpu(&self, gpu_id: u32) -> Vec<Arc<QueueState>> {
+        self.lock()
+            .queues
+            .values()
+            .filter(|q| q.gpu_id == gpu_id)
+            .cloned()
+            .collect()
+    }
+
     /// The GPU clock: a counter at [`GPU_CLOCK_HZ`] since the device started.
     pub(crate) fn gpu_clock(&self) -> u64 {
         let ns = self.clock_origin.elapsed().as_nanos();
@@ -284,6 +295,10 @@ impl Inner {
 pub struct SimDevice {
     inner: Arc<Inner>,
     cps: Vec<CommandProcessor>,
+    /// Per GPU, one thread per SDMA engine (PCIe engines, then XGMI ones).
+    sdmas: Vec<Vec<CommandProcessor>>,
+    /// SDMA queues created so far, to spread them over the engines.
+    sdma_queues: AtomicU64,
 }
 
 impl std::fmt::Debug for SimDevice {
@@ -351,9 +366,25 @@ impl SimDevice {
             shutdown: AtomicBool::new(false),
         });
         let cps = (0..inner.gpus.len())
-            .map(|i| CommandProcessor::start(Arc::clone(&inner), i))
+            .map(|i| CommandProcessor::start(Arc::clone(&inner), i, None))
             .collect();
-        Self { inner, cps }
+        let sdmas = inner
+            .gpus
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let n = g.node.spec.num_sdma_engines + g.node.spec.num_sdma_xgmi_engines;
+                (0..n as usize)
+                    .map(|e| CommandProcessor::start(Arc::clone(&inner), i, Some(e)))
+                    .collect()
+            })
+            .collect();
+        Self {
+            inner,
+            cps,
+            sdmas,
+            sdma_queues: AtomicU64::new(0),
+        }
     }
 
     /// The topology tree (for [`kfd::topology::Topology::read`]).
@@ -399,6 +430,38 @@ impl SimDevice {
     /// Host threads that execute waves.
     pub fn workers(&self) -> usize {
         self.inner.workers
+    }
+
+    /// The sizes CREATE_QUEUE checks for a compute queue of GPU `gpu_id`:
+    /// `(ctl_stack_size, ctx_save_restore_size, bytes of the CWSR area)`.
+    /// The first two are the node's `ctl_stack_size` and `cwsr_size`
+    /// properties; the area adds `debug_memory_size` per XCC, page aligned
+    /// (`kfd_queue_acquire_buffers`), as libhsakmt computes it.
+    pub fn cwsr_sizes(&self, gpu_id: u32) -> Option<(u32, u32, u64)> {
+        let spec = &self.inner.gpus[self.inner.gpu_index(gpu_id)?].node.spec;
+        Some((
+            spec.ctl_stack_size(),
+            spec.cwsr_size(),
+            spec.cwsr_area_size()?,
+        ))
+    }
+
+    /// The thread that runs queue `q` of GPU `i`.
+    fn engine_of(&self, i: usize, q: &QueueState) -> &CommandProcessor {
+        match q.sdma_engine {
+            Some(e) => &self.sdmas[i][e],
+            None => &self.cps[i],
+        }
+    }
+
+    /// CPU time all engine threads (command processors and SDMA engines)
+    /// used so far.
+    pub fn engines_cpu_time(&self) -> Option<std::time::Duration> {
+        self.cps
+            .iter()
+            .chain(self.sdmas.iter().flatten())
+            .map(CommandProcessor::cpu_time)
+            .sum()
     }
 
     /// CPU time the command processor of GPU `index` used so far.
@@ -500,6 +563,11 @@ impl Drop for SimDevice {
         self.inner.shutdown.store(true, Ordering::Release);
         for cp in self.cps.drain(..) {
             cp.stop();
+        }
+        for engines in self.sdmas.drain(..) {
+            for e in engines {
+                e.stop();
+            }
         }
     }
 }
@@ -648,16 +716,17 @@ impl SimDevice {
             return Err(Errno::INVAL);
         }
         let mut p = d.lock();
-        // kfd_queue_acquire_buffers: every buffer must be a BO mapped to this GPU.
+        // kfd_queue_acquire_buffers (kfd_queue.c): each buffer through
+        // kfd_queue_buffer_get, in this order, every failure -EINVAL.
         let mut refs = Vec::new();
-        let mut need = |va: u64, len: u64| -> Result<(), Errno> {
-            let h = bo_at(&p, i, va, len).ok_or(Errno::INVAL)?;
-            refs.push(h);
+        let mut need = |va: u64, expected: u64| -> Result<(), Errno> {
+            refs.push(queue_buffer(&p, i, va, expected).ok_or(Errno::INVAL)?);
             Ok(())
         };
-        need(a.write_pointer_address, 8)?;
-        need(a.read_pointer_address, 8)?;
+        need(a.write_pointer_address, 4096)?;
+        need(a.read_pointer_address, 4096)?;
         need(a.ring_base_address, u64::from(a.ring_size))?;
+        // Only compute queues need the EOP buffer and the CWSR area.
         if kind == QueueKind::Aql {
             if a.eop_buffer_address != 0 {
                 if a.eop_buffer_size != EOP_BUFFER_SIZE {
@@ -665,31 +734,49 @@ impl SimDevice {
                 }
                 need(a.eop_buffer_address, a.eop_buffer_size)?;
             }
-            if a.ctx_save_restore_address != 0 {
-                if a.ctl_stack_size != spec.ctl_stack_size() {
-                    return Err(Errno::INVAL);
-                }
-                let total = (u64::from(a.ctx_save_restore_size)
-                    + u64::from(spec.debug_memory_size()))
-                    * u64::from(spec.num_xcc.max(1));
-                need(
-                    a.ctx_save_restore_address,
-                    page_align(total).ok_or(Errno::INVAL)?,
-                )?;
+            if a.ctl_stack_size != spec.ctl_stack_size()
+                || a.ctx_save_restore_size != spec.cwsr_size()
+            {
+                return Err(Errno::INVAL);
             }
+            // The driver then tries an SVM range registered GPU_ALWAYS_MAPPED
+            // (kfd_queue_buffer_svm_get); the sim keeps no such ranges.
+            need(
+                a.ctx_save_restore_address,
+                spec.cwsr_area_size().ok_or(Errno::INVAL)?,
+            )?;
         }
         let qid = (0..MAX_QUEUES)
             .find(|q| !p.queues.contains_key(q))
             .ok_or(Errno::NOMEM)?;
         for h in &refs {
             if let Some(bo) = p.bos.get_mut(h) {
-                bo.queue_refs += 1;
+                *bo.queue_refs.entry(i).or_insert(0) += 1;
             }
         }
+        // allocate_sdma_queue: PCIe engines for SDMA, XGMI engines (after
+        // them) for SDMA_XGMI (none left: -ENOMEM), or the one named.
+        let sdma_engine = if kind == QueueKind::Sdma {
+            let n = self.sdma_queues.fetch_add(1, Ordering::Relaxed) as usize;
+            let (pcie, xgmi) = (
+                spec.num_sdma_engines as usize,
+                spec.num_sdma_xgmi_engines as usize,
+            );
+            Some(match a.queue_type {
+                KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID => a.sdma_engine_id as usize,
+                KFD_IOC_QUEUE_TYPE_SDMA_XGMI if xgmi == 0 => return Err(Errno::NOMEM),
+                KFD_IOC_QUEUE_TYPE_SDMA_XGMI => pcie + n % xgmi,
+                _ if pcie == 0 => return Err(Errno::NOMEM),
+                _ => n % pcie,
+            })
+        } else {
+            None
+        };
         let q = Arc::new(QueueState::new(
             qid,
             a.gpu_id,
             kind,
+            sdma_engine,
             a,
             refs,
             // A process's doorbells: one 64-bit slot per queue id.
@@ -697,7 +784,7 @@ impl SimDevice {
         ));
         p.queues.insert(qid, Arc::clone(&q));
         drop(p);
-        self.cps[i].add_queue(q);
+        self.engine_of(i, &q).add_queue(Arc::clone(&q));
         a.queue_id = qid;
         a.doorbell_offset = KFD_MMAP_TYPE_DOORBELL | mmap_gpu_id(a.gpu_id) | (u64::from(qid) * 8);
         Ok(0)
@@ -708,12 +795,10 @@ impl SimDevice {
         let q = d.lock().queues.remove(&qid).ok_or(Errno::INVAL)?;
         let i = d.gpu_index(q.gpu_id).ok_or(Errno::INVAL)?;
         // Preempts the queue: returns once the CP no longer touches it.
-        self.cps[i].remove_queue(&q);
+        self.engine_of(i, &q).remove_queue(&q);
         let mut p = d.lock();
         for h in q.buffers() {
-            if let Some(bo) = p.bos.get_mut(h) {
-                bo.queue_refs = bo.queue_refs.saturating_sub(1);
-            }
+            unref_queue_buffer(&mut p, i, h);
         }
         Ok(0)
     }
@@ -730,13 +815,25 @@ impl SimDevice {
         if a.ring_size < KFD_MIN_QUEUE_RING_SIZE {
             a.ring_size = KFD_MIN_QUEUE_RING_SIZE;
         }
-        let q = self
-            .inner
-            .lock()
-            .queues
-            .get(&a.queue_id)
-            .cloned()
-            .ok_or(Errno::FAULT)?;
+        let d = &*self.inner;
+        let mut p = d.lock();
+        // pqm_update_queue_properties: an unknown queue is -EFAULT.
+        let q = p.queues.get(&a.queue_id).cloned().ok_or(Errno::FAULT)?;
+        // A new ring must be a whole GPU mapping of `ring_size` bytes
+        // (kfd_queue_buffer_get), else -EFAULT; the queue's reference moves
+        // from the old ring BO to the new one. A null ring disables the queue.
+        if a.ring_base_address != 0 && a.ring_size != 0 {
+            let gi = d.gpu_index(q.gpu_id).ok_or(Errno::FAULT)?;
+            let new = queue_buffer(&p, gi, a.ring_base_address, u64::from(a.ring_size))
+                .ok_or(Errno::FAULT)?;
+            if let Some(bo) = p.bos.get_mut(&new) {
+                *bo.queue_refs.entry(gi).or_insert(0) += 1;
+            }
+            if let Some(old) = q.replace_ring_buffer(new) {
+                unref_queue_buffer(&mut p, gi, old);
+            }
+        }
+        drop(p);
         q.update(
             a.ring_base_address,
             a.ring_size,
@@ -901,16 +998,20 @@ impl SimDevice {
         a.num_ranks = 1;
         a.num_tile_configs = a.num_tile_configs.min(32);
         a.num_macro_tile_configs = a.num_macro_tile_configs.min(16);
-        for (ptr, n) in [
-            (a.tile_config_ptr, a.num_tile_configs),
-            (a.macro_tile_config_ptr, a.num_macro_tile_configs),
-        ] {
-            if n > 0 {
+        // kfd_ioctl_get_tile_config: a failed copy zeroes that count, -EFAULT.
+        for macro_ in [false, true] {
+            let (ptr, n) = if macro_ {
+                (a.macro_tile_config_ptr, &mut a.num_macro_tile_configs)
+            } else {
+                (a.tile_config_ptr, &mut a.num_tile_configs)
+            };
+            if *n > 0 {
                 if ptr == 0 {
+                    *n = 0;
                     return Err(Errno::FAULT);
                 }
                 // SAFETY: the caller's arrays hold at least the counts it passed.
-                unsafe { std::ptr::write_bytes(ptr as *mut u32, 0, n as usize) };
+                unsafe { std::ptr::write_bytes(ptr as *mut u32, 0, *n as usize) };
             }
         }
         Ok(0)
@@ -928,15 +1029,24 @@ impl SimDevice {
             .iter()
             .find(|(_, dev, ino)| (*dev, *ino) == id)
             .map(|(m, _, _)| *m);
-        let mut vm = d.gpus[i].vm.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(have) = *vm {
+        let _acquire = d.render_nodes.lock().unwrap_or_else(|e| e.into_inner());
+        let vm_of = |g: &Gpu| *g.vm.lock().unwrap_or_else(|e| e.into_inner());
+        // kfd_ioctl_acquire_vm: a VM already acquired is 0 for the same file,
+        // -EBUSY for another.
+        if let Some(have) = vm_of(&d.gpus[i]) {
             return if have == id { Ok(0) } else { Err(Errno::BUSY) };
         }
-        // Not an amdgpu render node, or another GPU's: amdgpu_file_to_fpriv refuses.
-        if minor != Some(d.gpus[i].node.drm_render_minor) {
+        // amdgpu_file_to_fpriv: not an amdgpu DRM file, -EINVAL. The driver
+        // does not check which GPU the render node belongs to.
+        if minor.is_none() {
             return Err(Errno::INVAL);
         }
-        *vm = Some(id);
+        // amdgpu_amdkfd_gpuvm_acquire_process_vm: "Already a compute VM?"
+        // (the file's VM was acquired for another GPU) -EINVAL.
+        if d.gpus.iter().any(|g| vm_of(g) == Some(id)) {
+            return Err(Errno::INVAL);
+        }
+        *d.gpus[i].vm.lock().unwrap_or_else(|e| e.into_inner()) = Some(id);
         Ok(0)
     }
 
@@ -1024,7 +1134,7 @@ impl SimDevice {
                 view,
                 mmap_offset: offset,
                 mapped_on: BTreeSet::new(),
-                queue_refs: 0,
+                queue_refs: BTreeMap::new(),
                 file_id,
             },
         );
@@ -1045,7 +1155,9 @@ impl SimDevice {
         self.gpu((handle >> 32) as u32)?;
         let mut p = d.lock();
         let bo = p.bos.get(&handle).ok_or(Errno::INVAL)?;
-        if bo.queue_refs > 0 {
+        // amdgpu_amdkfd_gpuvm_free_memory_of_gpu: a BO still mapped to any
+        // GPU is -EBUSY (one a queue uses cannot be unmapped, so it stays).
+        if !bo.mapped_on.is_empty() {
             return Err(Errno::BUSY);
         }
         let bo = p.bos.remove(&handle).ok_or(Errno::INVAL)?;
@@ -1053,9 +1165,6 @@ impl SimDevice {
             p.offsets.remove(&bo.mmap_offset);
         }
         drop(p);
-        for g in &bo.mapped_on {
-            unmap_bo(&d.gpus[*g].memory, &bo);
-        }
         if bo.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM != 0 {
             let charge = if bo.flags & KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM != 0 {
                 page_align(bo.size >> 1).unwrap_or(bo.size)
@@ -1124,10 +1233,15 @@ impl SimDevice {
         for (k, id) in ids.iter().enumerate().skip(a.n_success as usize) {
             let gi = d.gpu_index(*id).ok_or(Errno::INVAL)?;
             let bo = p.bos.get_mut(&a.handle).ok_or(Errno::NOMEM)?;
-            // Not attached to that VM: -EINVAL.
-            if !bo.mapped_on.remove(&gi) {
+            // amdgpu_amdkfd_gpuvm_unmap_memory_from_gpu: not mapped in that
+            // VM is -EINVAL; a mapping a queue uses (queue_refcount) -EBUSY.
+            if !bo.mapped_on.contains(&gi) {
                 return Err(Errno::INVAL);
             }
+            if bo.queue_refs.get(&gi).is_some_and(|n| *n > 0) {
+                return Err(Errno::BUSY);
+            }
+            bo.mapped_on.remove(&gi);
             unmap_bo(&d.gpus[gi].memory, bo);
             a.n_success = k as u32 + 1;
         }
@@ -1138,7 +1252,11 @@ impl SimDevice {
         self.gpu((a.handle >> 32) as u32)?;
         let p = self.inner.lock();
         let bo = p.bos.get(&a.handle).ok_or(Errno::INVAL)?;
-        // Only VRAM/GTT buffers are exportable (not userptr, doorbell, MMIO).
+        // amdgpu_gem_prime_export refuses userptr BOs with -EPERM.
+        if bo.flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR != 0 {
+            return Err(Errno::PERM);
+        }
+        // The sim has no dma-buf for the doorbell and MMIO pages: -EINVAL.
         let fd = bo
             .view
             .fd()
@@ -1232,7 +1350,7 @@ impl SimDevice {
                 view,
                 mmap_offset: offset,
                 mapped_on: BTreeSet::new(),
-                queue_refs: 0,
+                queue_refs: BTreeMap::new(),
                 file_id: None,
             },
         );
@@ -1409,9 +1527,14 @@ impl SimDevice {
 
     fn runtime_enable(&self, a: &mut raw::RuntimeEnableArgs) -> Result<c_int, Errno> {
         let mut p = self.inner.lock();
+        // kfd_ioctl_runtime_enable -> runtime_enable: -EBUSY unless disabled,
+        // -EEXIST if the process has queues; runtime_disable always succeeds.
         if a.mode_mask & 1 != 0 {
             if p.runtime_enabled {
                 return Err(Errno::BUSY);
+            }
+            if !p.queues.is_empty() {
+                return Err(Errno::EXIST);
             }
             p.runtime_enabled = true;
         } else {
@@ -1435,7 +1558,7 @@ impl SimDevice {
 
     fn wait_events(&self, a: &mut raw::WaitEventsArgs) -> Result<c_int, Errno> {
         // The client blocks on the GPU: make sure the CPs are looking.
-        for cp in &self.cps {
+        for cp in self.cps.iter().chain(self.sdmas.iter().flatten()) {
             cp.kick();
         }
         let n = a.num_events as usize;
@@ -1460,13 +1583,24 @@ impl SimDevice {
     }
 }
 
-/// The handle of the BO mapped to GPU `gi` that covers `[va, va + len)`.
-fn bo_at(p: &Process, gi: usize, va: u64, len: u64) -> Option<u64> {
-    let end = va.checked_add(len)?;
-    p.bos
+/// `kfd_queue_buffer_get`: the handle of the BO whose mapping on GPU `gi`
+/// holds `va`, if that mapping starts on `va`'s GPU page and, for an
+/// `expected` size of a page or more, spans exactly `expected` bytes.
+fn queue_buffer(p: &Process, gi: usize, va: u64, expected: u64) -> Option<u64> {
+    let (h, b) = p
+        .bos
         .iter()
-        .find(|(_, b)| b.mapped_on.contains(&gi) && b.va <= va && end <= b.va + b.size)
-        .map(|(h, _)| *h)
+        .find(|(_, b)| b.mapped_on.contains(&gi) && b.va <= va && va - b.va < b.size)?;
+    let (start, last) = (b.va >> 12, (b.va + b.size - 1) >> 12);
+    let pages = expected >> 12;
+    (va >> 12 == start && (pages == 0 || start + pages - 1 == last)).then_some(*h)
+}
+
+/// `kfd_queue_unref_bo_va`: a queue lets go of a BO on GPU `gi`.
+fn unref_queue_buffer(p: &mut Process, gi: usize, h: u64) {
+    if let Some(n) = p.bos.get_mut(&h).and_then(|bo| bo.queue_refs.get_mut(&gi)) {
+        *n = n.saturating_sub(1);
+    }
 }
 
 fn map_bo(mem: &GpuMemory, bo: &Bo) -> Result<(), Errno> {
@@ -1576,8 +1710,10 @@ impl SimDevice {
         let d = &*self.inner;
         let gpu_id = ((offset & KFD_MMAP_GPU_ID_MASK) >> KFD_MMAP_GPU_ID_SHIFT) as u32;
         match offset & KFD_MMAP_TYPE_MASK {
+            // kfd_mmap: doorbell, reserved and MMIO pages of an unknown GPU
+            // are -ENODEV.
             KFD_MMAP_TYPE_DOORBELL => {
-                let i = d.gpu_index(gpu_id).ok_or(Errno::INVAL)?;
+                let i = d.gpu_index(gpu_id).ok_or(Errno::NODEV)?;
                 if len != DOORBELL_PROCESS_SLICE {
                     return Err(Errno::INVAL);
                 }
@@ -1585,13 +1721,17 @@ impl SimDevice {
             }
             KFD_MMAP_TYPE_EVENTS => d.events.mapped(len),
             KFD_MMAP_TYPE_MMIO => {
-                let i = d.gpu_index(gpu_id).ok_or(Errno::INVAL)?;
+                let i = d.gpu_index(gpu_id).ok_or(Errno::NODEV)?;
                 if len != 4096 {
                     return Err(Errno::INVAL);
                 }
                 Ok(Arc::clone(&d.gpus[i].mmio))
             }
-            _ => Err(Errno::INVAL),
+            // KFD_MMAP_TYPE_RESERVED_MEM: the sim reserves no memory.
+            _ => {
+                d.gpu_index(gpu_id).ok_or(Errno::NODEV)?;
+                Err(Errno::INVAL)
+            }
         }
     }
 

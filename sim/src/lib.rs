@@ -11,7 +11,10 @@
 //! - [`topology`]: the sysfs tree the `kfd` parser reads.
 //! - [`dispatch`]: the seam a shader core plugs into.
 //! - [`shader`]: the shader core, a GFX9 interpreter ([`Interpreter`]).
-//! - `cp`: the command processor threads.
+//! - `cp`: the command processor and SDMA engine threads.
+//! - [`sdma`]: the SDMA packets ROCr's SDMA blit emits (formats of the
+//!   amdgpu driver's SDMA v4 headers), their decoder, and the engine that
+//!   executes a ring of them against device memory.
 #![deny(unsafe_code)]
 
 mod cp;
@@ -19,6 +22,7 @@ mod device;
 pub mod dispatch;
 mod events;
 pub mod memory;
+pub mod sdma;
 pub mod shader;
 pub mod topology;
 

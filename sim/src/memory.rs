@@ -576,9 +576,10 @@ impl GpuMemory {
         })
     }
 
-    /// Checks `[va, va + len)` before a multi-piece access so that a fault
-    /// anywhere leaves memory untouched.
-    fn check_all(&self, va: u64, len: u64, access: Access) -> Result<(), MemoryFault> {
+    /// Checks that all of `[va, va + len)` can be accessed as `access`
+    /// (before a multi-piece access, so that a fault anywhere leaves memory
+    /// untouched); the error names the first faulting address.
+    pub fn check(&self, va: u64, len: u64, access: Access) -> Result<(), MemoryFault> {
         va.checked_add(len).ok_or(MemoryFault {
             address: va,
             access,
@@ -724,7 +725,7 @@ fn store_order(order: Ordering) -> Ordering {
 impl DeviceMemory for GpuMemory {
     fn read_bytes(&self, va: u64, buf: &mut [u8]) -> Result<(), MemoryFault> {
         let len = buf.len() as u64;
-        self.check_all(va, len, Access::Read)?;
+        self.check(va, len, Access::Read)?;
         let mut done = 0usize;
         while done < buf.len() {
             let at = va + done as u64;
@@ -743,7 +744,7 @@ impl DeviceMemory for GpuMemory {
 
     fn write_bytes(&self, va: u64, data: &[u8]) -> Result<(), MemoryFault> {
         let len = data.len() as u64;
-        self.check_all(va, len, Access::Write)?;
+        self.check(va, len, Access::Write)?;
         let mut done = 0usize;
         while done < data.len() {
             let at = va + done as u64;

@@ -184,6 +184,15 @@ impl GpuSpec {
     pub(crate) fn debug_memory_size(&self) -> u32 {
         align(self.waves_per_xcc() * 32, 64)
     }
+
+    /// The CWSR area a compute queue must map (`kfd_queue_acquire_buffers`):
+    /// `(cwsr_size + debug_memory_size) * num_xcc`, page aligned.
+    pub(crate) fn cwsr_area_size(&self) -> Option<u64> {
+        let per_xcc = u64::from(self.cwsr_size()) + u64::from(self.debug_memory_size());
+        per_xcc
+            .checked_mul(u64::from(self.num_xcc.max(1)))?
+            .checked_next_multiple_of(4096)
+    }
 }
 
 fn align(v: u32, a: u32) -> u32 {

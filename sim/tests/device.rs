@@ -4,214 +4,22 @@
 
 #![allow(unsafe_code)]
 
+mod common;
+
 use std::os::fd::AsFd;
-use std::ptr::NonNull;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use aql::doorbell::MmioDoorbell;
-use aql::packet::{BarrierAndPacket, KernelDispatchPacket};
-use aql::queue::{PacketSlot, Ring};
+use aql::packet::BarrierAndPacket;
 use aql::{PacketHeader, SignalHandle};
+use common::*;
+use kfd::Kfd;
 use kfd::ioctl::raw;
 use kfd::ioctl::*;
 use kfd::topology::Topology;
-use kfd::{BufferMapping, Error, Kfd, QueueDesc, RenderNode};
 use rustix::io::Errno;
-use sim::{DeviceMemory, Dispatch, ShaderCore, ShaderFault, SimDevice};
-
-const FLAGS: AllocMemFlags = AllocMemFlags::GTT
-    .union(AllocMemFlags::WRITABLE)
-    .union(AllocMemFlags::EXECUTABLE);
-
-struct Client {
-    kfd: Kfd<SimDevice>,
-    gpu_id: u32,
-    node: RenderNode<SimDevice>,
-    next_va: u64,
-}
-
-/// A buffer: CPU mapping at its GPU VA.
-struct Buffer {
-    handle: u64,
-    va: u64,
-    _map: BufferMapping<SimDevice>,
-}
-
-impl Client {
-    fn new() -> Self {
-        Self::with(SimDevice::default())
-    }
-
-    fn with(dev: SimDevice) -> Self {
-        let kfd = Kfd::with_device(dev).unwrap();
-        let topo = Topology::read(kfd.device().topology().reader()).unwrap();
-        let gpu = topo.gpus().next().unwrap();
-        let node = kfd
-            .open_render_node(gpu.properties.drm_render_minor)
-            .unwrap();
-        kfd.acquire_vm(node.as_fd(), gpu.gpu_id).unwrap();
-        Self {
-            gpu_id: gpu.gpu_id,
-            kfd,
-            node,
-            next_va: 0,
-        }
-    }
-
-    /// Reserves VA, allocates, maps to the GPU, maps for the CPU at the same address.
-    fn buffer(&mut self, size: usize) -> Buffer {
-        let size = size.next_multiple_of(4096);
-        // SAFETY: a fresh PROT_NONE reservation the buffer then replaces.
-        let va = unsafe {
-            rustix::mm::mmap_anonymous(
-                std::ptr::null_mut(),
-                size,
-                rustix::mm::ProtFlags::empty(),
-                rustix::mm::MapFlags::PRIVATE | rustix::mm::MapFlags::NORESERVE,
-            )
-        }
-        .unwrap() as u64;
-        self.next_va = va;
-        let a = self
-            .kfd
-            .alloc_memory_of_gpu(self.gpu_id, va, size as u64, FLAGS)
-            .unwrap();
-        self.kfd
-            .map_memory_to_gpu(a.handle, &[self.gpu_id])
-            .unwrap();
-        // SAFETY: our reservation, replaced by the buffer.
-        let map = unsafe {
-            self.node
-                .map_at(NonNull::new(va as *mut u8).unwrap(), a.mmap_offset, size)
-        }
-        .unwrap();
-        assert_eq!(map.as_ptr().as_ptr() as u64, va, "GPU VA == CPU VA");
-        Buffer {
-            handle: a.handle,
-            va,
-            _map: map,
-        }
-    }
-}
-
-fn atomic_u64(va: u64) -> &'static AtomicU64 {
-    // SAFETY: the tests only pass addresses of live, 8-byte aligned buffer words.
-    unsafe { &*(va as *const AtomicU64) }
-}
-
-/// An `amd_signal_t` in a buffer: kind 1 (user), value `v`.
-fn signal(buf: &Buffer, at: u64, v: i64) -> SignalHandle {
-    atomic_u64(buf.va + at).store(1, Ordering::Relaxed);
-    atomic_u64(buf.va + at + 8).store(v as u64, Ordering::Release);
-    SignalHandle {
-        handle: buf.va + at,
-    }
-}
-
-struct Queue {
-    info: kfd::QueueInfo,
-    ring: Buffer,
-    amd: Buffer,
-    page: kfd::DoorbellPage<SimDevice>,
-}
-
-impl Queue {
-    fn new(c: &mut Client, profiling: bool) -> Self {
-        let ring = c.buffer(64 * 64);
-        let amd = c.buffer(4096);
-        let eop = c.buffer(4096);
-        // amd_queue_t: size 64, scratch lane size 0, profiling bit.
-        // SAFETY: a plain store into our fresh buffer.
-        unsafe { ((amd.va + 24) as *mut u32).write(64) };
-        // SAFETY: as above.
-        unsafe { ((amd.va + 180) as *mut u32).write(if profiling { 1 << 3 } else { 0 }) };
-        for i in 0..64 {
-            // SAFETY: slot headers of our ring buffer.
-            unsafe { ((ring.va + i * 64) as *mut u32).write(u32::from(PacketHeader::INVALID.0)) };
-        }
-        let desc = QueueDesc {
-            gpu_id: c.gpu_id,
-            queue_type: QueueType::ComputeAql,
-            percentage: QueuePercentage::FULL,
-            priority: QueuePriority::NORMAL,
-            ring_base_address: ring.va,
-            ring_size: 64 * 64,
-            write_pointer_address: amd.va + 56,
-            read_pointer_address: amd.va + 128,
-            eop_buffer_address: eop.va,
-            eop_buffer_size: 4096,
-            ctx_save_restore_address: 0,
-            ctx_save_restore_size: 0,
-            ctl_stack_size: 0,
-            sdma_engine_id: 0,
-        };
-        // SAFETY: every address is a live buffer mapped to the GPU.
-        let info = unsafe { c.kfd.create_queue(&desc) }.unwrap();
-        let page = c.kfd.map_doorbell_page(info.doorbell_offset, 8192).unwrap();
-        std::mem::forget(eop);
-        Self {
-            info,
-            ring,
-            amd,
-            page,
-        }
-    }
-
-    fn submit(&self, words: [u32; 16]) {
-        // SAFETY: the ring and indices are live buffers of this test.
-        let slots = unsafe { std::slice::from_raw_parts(self.ring.va as *const PacketSlot, 64) };
-        // SAFETY: the doorbell lies in the live doorbell page.
-        let db = unsafe { MmioDoorbell::new(self.page.doorbell()) };
-        let ring = Ring::new(
-            slots,
-            atomic_u64(self.amd.va + 56),
-            atomic_u64(self.amd.va + 128),
-            db,
-        )
-        .unwrap();
-        let mut r = ring.try_reserve(1).unwrap();
-        r.push_words(&words).unwrap();
-        r.finish();
-    }
-}
-
-fn wait_zero(s: SignalHandle) {
-    let t = Instant::now();
-    while atomic_u64(s.handle + 8).load(Ordering::Acquire) != 0 {
-        assert!(
-            t.elapsed() < Duration::from_secs(10),
-            "signal never reached 0"
-        );
-        std::thread::yield_now();
-    }
-}
-
-/// A stand-in shader core: adds 1 to the u32 at the kernarg address per workgroup.
-struct Counter;
-
-impl ShaderCore for Counter {
-    fn dispatch(&self, d: &Dispatch<'_>) -> Result<(), ShaderFault> {
-        let groups: u32 = (0..3)
-            .map(|i| d.grid_size[i].div_ceil(d.workgroup_size[i]))
-            .product();
-        d.memory
-            .atomic_u32(d.kernarg_address, sim::AtomicOp::Add, groups)
-            .map_err(ShaderFault::Memory)?;
-        Ok(())
-    }
-}
-
-fn errno<T>(r: Result<T, Error>) -> Option<Errno> {
-    r.err().and_then(|e| e.errno())
-}
-
-fn dispatch_words(kernel: u64, kernarg: u64, done: SignalHandle) -> [u32; 16] {
-    let mut p = KernelDispatchPacket::new(kernel, kernarg, [256, 1, 1], [64, 1, 1]);
-    p.completion_signal = done;
-    zerocopy::transmute!(p)
-}
+use sim::SimDevice;
 
 #[test]
 fn unknown_request_codes_are_enotty_and_the_deprecated_ones_eperm() {
@@ -236,7 +44,7 @@ fn unknown_request_codes_are_enotty_and_the_deprecated_ones_eperm() {
 
 #[test]
 fn version_apertures_clock_and_memory_accounting() {
-    let mut c = Client::new();
+    let c = Client::new();
     assert_eq!(c.kfd.version(), KfdVersion::new(1, 18));
     let ap = c.kfd.process_apertures().unwrap();
     assert_eq!(ap.len(), 1);
@@ -356,15 +164,14 @@ fn without_acquire_vm_allocation_is_enodev_and_queues_esrch() {
 fn dispatch_completes_through_the_doorbell_with_profiling_timestamps() {
     let dev = SimDevice::default();
     dev.set_shader_core(Arc::new(Counter));
-    let mut c = Client::with(dev);
-    let q = Queue::new(&mut c, true);
+    let c = Client::with(dev);
+    let q = Queue::new(&c, true);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let done = signal(&data, 64, 1);
     q.submit(dispatch_words(kernel.va, data.va, done));
     wait_zero(done);
-    // SAFETY: the counter word of our buffer.
-    let count = unsafe { &*(data.va as *const AtomicU32) }.load(Ordering::Acquire);
+    let count = data.u32_at(0).load(Ordering::Acquire);
     assert_eq!(count, 4, "256 work-items in workgroups of 64");
     let start = atomic_u64(done.handle + 32).load(Ordering::Acquire);
     let end = atomic_u64(done.handle + 40).load(Ordering::Acquire);
@@ -374,21 +181,31 @@ fn dispatch_completes_through_the_doorbell_with_profiling_timestamps() {
     );
     assert_eq!(c.kfd.device().queue_completed(q.info.queue_id), Some(1));
 
-    // Buffers the queue uses cannot be freed; destroying it releases them.
-    let e = c.kfd.free_memory_of_gpu(q.ring.handle).unwrap_err();
-    assert_eq!(e.errno(), Some(Errno::BUSY));
+    // Buffers the queue uses cannot be unmapped (so not freed either);
+    // destroying the queue releases them.
+    assert_eq!(
+        errno(c.kfd.unmap_memory_from_gpu(q.ring.handle, &[c.gpu_id])),
+        Some(Errno::BUSY)
+    );
+    assert_eq!(
+        errno(c.kfd.free_memory_of_gpu(q.ring.handle)),
+        Some(Errno::BUSY)
+    );
     c.kfd.destroy_queue(q.info.queue_id).unwrap();
     assert_eq!(
         c.kfd.destroy_queue(q.info.queue_id).unwrap_err().errno(),
         Some(Errno::INVAL)
     );
+    c.kfd
+        .unmap_memory_from_gpu(q.ring.handle, &[c.gpu_id])
+        .unwrap();
     c.kfd.free_memory_of_gpu(q.ring.handle).unwrap();
 }
 
 #[test]
 fn without_a_shader_core_the_dispatch_fails_through_the_error_path() {
-    let mut c = Client::with(sim::SimBuilder::new().without_shader_core().build());
-    let q = Queue::new(&mut c, false);
+    let c = Client::with(sim::SimBuilder::new().without_shader_core().build());
+    let q = Queue::new(&c, false);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let inactive = signal(&data, 128, 0);
@@ -421,8 +238,8 @@ fn without_a_shader_core_the_dispatch_fails_through_the_error_path() {
 fn an_interrupt_signal_wakes_a_wait_events_waiter() {
     let dev = SimDevice::default();
     dev.set_shader_core(Arc::new(Counter));
-    let mut c = Client::with(dev);
-    let q = Queue::new(&mut c, false);
+    let c = Client::with(dev);
+    let q = Queue::new(&c, false);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     // dGPU style: the event page is a buffer of ours given to the first event.
@@ -466,9 +283,9 @@ fn an_interrupt_signal_wakes_a_wait_events_waiter() {
 fn barrier_and_waits_for_another_queues_signal() {
     let dev = SimDevice::default();
     dev.set_shader_core(Arc::new(Counter));
-    let mut c = Client::with(dev);
-    let q1 = Queue::new(&mut c, false);
-    let q2 = Queue::new(&mut c, false);
+    let c = Client::with(dev);
+    let q1 = Queue::new(&c, false);
+    let q2 = Queue::new(&c, false);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let gate = signal(&data, 256, 1);
@@ -503,8 +320,8 @@ fn barrier_and_waits_for_another_queues_signal() {
 
 #[test]
 fn an_invalid_packet_stops_the_queue_with_the_format_code() {
-    let mut c = Client::new();
-    let q = Queue::new(&mut c, false);
+    let c = Client::new();
+    let q = Queue::new(&c, false);
     let data = c.buffer(4096);
     let inactive = signal(&data, 128, 0);
     atomic_u64(q.amd.va + 192).store(inactive.handle, Ordering::Release);
