@@ -210,6 +210,7 @@ pub struct Queue {
     /// The `amd_queue_t`.
     pub amd: Buffer,
     _eop: Buffer,
+    _cwsr: Buffer,
     _scratch: Option<Buffer>,
     page: kfd::DoorbellPage<SimDevice>,
     slots: u64,
@@ -226,6 +227,9 @@ impl Queue {
         let ring = c.buffer(slots as usize * 64);
         let amd = c.buffer(4096);
         let eop = c.buffer(4096);
+        // The context save/restore area the driver requires (sizes from the topology).
+        let (ctl_stack, cwsr_size, area) = c.kfd.device().cwsr_sizes(c.gpu_id).unwrap();
+        let cwsr = c.buffer(area as usize);
         // amd_queue_t (amd_hsa_queue.h): hsa_queue_t.size at 24.
         amd.write_u32s(24, &[slots as u32]);
         let scratch = (scratch_waves > 0).then(|| {
@@ -263,9 +267,9 @@ impl Queue {
             read_pointer_address: amd.va + 128,
             eop_buffer_address: eop.va,
             eop_buffer_size: 4096,
-            ctx_save_restore_address: 0,
-            ctx_save_restore_size: 0,
-            ctl_stack_size: 0,
+            ctx_save_restore_address: cwsr.va,
+            ctx_save_restore_size: cwsr_size,
+            ctl_stack_size: ctl_stack,
             sdma_engine_id: 0,
         };
         // SAFETY: every address is a live buffer mapped to the GPU.
@@ -276,6 +280,7 @@ impl Queue {
             ring,
             amd,
             _eop: eop,
+            _cwsr: cwsr,
             _scratch: scratch,
             page,
             slots,
