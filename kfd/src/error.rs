@@ -83,6 +83,20 @@ pub enum Error {
         /// What `mmap(2)` said.
         errno: Errno,
     },
+    /// Opening a GPU's DRM render node failed.
+    OpenRenderNode {
+        /// The render node's minor (`/dev/dri/renderD<minor>`).
+        minor: u32,
+        /// What `open(2)` said.
+        errno: Errno,
+    },
+    /// Mapping a buffer through a DRM render node failed.
+    RenderNodeMmap {
+        /// The buffer's mmap offset.
+        offset: u64,
+        /// What `mmap(2)` said.
+        errno: Errno,
+    },
 }
 
 /// `Result` with this crate's [`Error`].
@@ -105,7 +119,9 @@ impl Error {
             | Self::PermissionDenied { errno }
             | Self::Open { errno }
             | Self::Ioctl { errno, .. }
-            | Self::Mmap { errno, .. } => Some(errno),
+            | Self::Mmap { errno, .. }
+            | Self::OpenRenderNode { errno, .. }
+            | Self::RenderNodeMmap { errno, .. } => Some(errno),
             _ => None,
         }
     }
@@ -225,6 +241,20 @@ impl fmt::Display for Error {
                 write!(
                     f,
                     "mapping the {what} of {KFD_DEVICE_PATH} failed: {}",
+                    ErrnoName(errno)
+                )
+            }
+            Self::OpenRenderNode { minor, errno } => {
+                write!(
+                    f,
+                    "cannot open the render node /dev/dri/renderD{minor}: {}",
+                    ErrnoName(errno)
+                )
+            }
+            Self::RenderNodeMmap { offset, errno } => {
+                write!(
+                    f,
+                    "mapping the buffer at mmap offset {offset:#x} of a render node failed: {}",
                     ErrnoName(errno)
                 )
             }

@@ -16,7 +16,7 @@ use crate::error::{Error, KFD_DEVICE_PATH, Result};
 use crate::ioctl::consts::*;
 use crate::ioctl::raw::{self, DbgTrapOpArgs};
 use crate::ioctl::*;
-use crate::mapping::{DoorbellPage, EVENT_PAGE_SIZE, EventPage, Mapping};
+use crate::mapping::{DoorbellPage, EVENT_PAGE_SIZE, EventPage, Mapping, RenderNode};
 
 /// An open KFD device: the driver's interface version and the device behind
 /// the [seam](crate::device).
@@ -1664,6 +1664,42 @@ impl<D: KfdDevice> Kfd<D> {
         Ok(Mapping::new(ptr, len, Arc::clone(&self.device)))
     }
 
+    /// Maps `len` bytes of the device at mmap `offset` at exactly `addr`
+    /// (`MAP_FIXED`), as libhsakmt maps GPU-visible doorbells and the
+    /// MMIO-remap page over its own reservation.
+    ///
+    /// # Safety
+    ///
+    /// `addr..addr + len` is page aligned, mapped by the caller and used by
+    /// nothing else: its contents are replaced.
+    pub unsafe fn map_at(
+        &self,
+        addr: NonNull<u8>,
+        offset: u64,
+        len: usize,
+        what: &'static str,
+    ) -> Result<Mapping<D>> {
+        let len = NonZeroUsize::new(len).ok_or(Error::InvalidArgument {
+            ioctl: "mmap",
+            what: "length is zero",
+        })?;
+        // SAFETY: forwarded to our caller.
+        let ptr = unsafe { self.device.mmap_fixed(addr, len, offset) }
+            .map_err(|errno| Error::Mmap { what, errno })?;
+        Ok(Mapping::new(ptr, len, Arc::clone(&self.device)))
+    }
+
+    /// Opens the DRM render node of a GPU (`/dev/dri/renderD<minor>`, the
+    /// topology's `drm_render_minor`), for
+    /// [`acquire_vm`](Self::acquire_vm) and buffer mappings.
+    pub fn open_render_node(&self, minor: u32) -> Result<RenderNode<D>> {
+        let node = self
+            .device
+            .open_render_node(minor)
+            .map_err(|errno| Error::OpenRenderNode { minor, errno })?;
+        Ok(RenderNode::new(node, minor))
+    }
+
     /// Maps the doorbell page that holds the doorbell at `doorbell_offset`
     /// (from [`create_queue`](Self::create_queue)). `page_size` is the
     /// GPU's doorbell page size: 8 KiB (1024 64-bit doorbells) on GFX9 and
@@ -1717,4 +1753,6 @@ const _: () = {
     send_sync::<Mapping>();
     send_sync::<DoorbellPage>();
     send_sync::<EventPage>();
+    send_sync::<RenderNode>();
+    send_sync::<crate::BufferMapping>();
 };

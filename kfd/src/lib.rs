@@ -30,8 +30,8 @@ pub mod ioctl;
 mod mapping;
 pub mod topology;
 
-pub use device::{KfdDevice, RealDevice};
+pub use device::{DrmRenderNode, KfdDevice, RealDevice, RealRenderNode};
 pub use error::{ErrnoName, Error, KFD_DEVICE_PATH, Result, UnknownValue};
 pub use handle::*;
 pub use ioctl::KfdVersion;
-pub use mapping::{DoorbellPage, EVENT_PAGE_SIZE, EventPage, Mapping};
+pub use mapping::{BufferMapping, DoorbellPage, EVENT_PAGE_SIZE, EventPage, Mapping, RenderNode};

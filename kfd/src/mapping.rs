@@ -7,7 +7,10 @@ use core::num::NonZeroUsize;
 use core::ptr::NonNull;
 use std::sync::Arc;
 
-use crate::device::{KfdDevice, RealDevice};
+use std::os::fd::{AsFd, BorrowedFd};
+
+use crate::device::{DrmRenderNode, KfdDevice, RealDevice};
+use crate::error::{Error, Result};
 use crate::ioctl::consts::KFD_SIGNAL_EVENT_LIMIT;
 
 /// A shared mapping of device memory; unmapped when dropped.
@@ -120,5 +123,136 @@ impl<D: KfdDevice> EventPage<D> {
         // SAFETY: the index is below the slot count, so the 8 bytes at
         // `offset` lie inside the `EVENT_PAGE_SIZE`-byte mapping.
         Some(unsafe { self.mapping.ptr.add(offset) }.cast::<u64>())
+    }
+}
+
+/// A GPU's DRM render node, opened with
+/// [`Kfd::open_render_node`](crate::Kfd::open_render_node): give
+/// [`as_fd`](AsFd::as_fd) to [`Kfd::acquire_vm`](crate::Kfd::acquire_vm),
+/// then map buffers at their `mmap_offset`.
+#[derive(Debug)]
+pub struct RenderNode<D: KfdDevice = RealDevice> {
+    node: Arc<D::RenderNode>,
+    minor: u32,
+}
+
+impl<D: KfdDevice> RenderNode<D> {
+    pub(crate) fn new(node: D::RenderNode, minor: u32) -> Self {
+        Self {
+            node: Arc::new(node),
+            minor,
+        }
+    }
+
+    /// The render node's minor (`/dev/dri/renderD<minor>`).
+    pub fn minor(&self) -> u32 {
+        self.minor
+    }
+
+    /// The device's render node itself (for DRM ioctls).
+    pub fn node(&self) -> &D::RenderNode {
+        &self.node
+    }
+
+    /// Maps `len` bytes of the buffer at `mmap_offset` where the kernel
+    /// chooses.
+    pub fn map(&self, mmap_offset: u64, len: usize) -> Result<BufferMapping<D>> {
+        let len = nonzero(len)?;
+        let ptr = self
+            .node
+            .mmap(len, mmap_offset)
+            .map_err(|errno| Error::RenderNodeMmap {
+                offset: mmap_offset,
+                errno,
+            })?;
+        Ok(BufferMapping {
+            ptr,
+            len,
+            node: Arc::clone(&self.node),
+        })
+    }
+
+    /// Maps `len` bytes of the buffer at `mmap_offset` at exactly `addr`
+    /// (`MAP_FIXED`): a buffer's CPU mapping at its GPU virtual address.
+    /// Dropping the mapping unmaps it, leaving a hole: a caller that keeps
+    /// a reservation re-reserves the range itself.
+    ///
+    /// # Safety
+    ///
+    /// `addr..addr + len` is page aligned, mapped by the caller (its
+    /// reservation) and used by nothing else: its contents are replaced.
+    pub unsafe fn map_at(
+        &self,
+        addr: NonNull<u8>,
+        mmap_offset: u64,
+        len: usize,
+    ) -> Result<BufferMapping<D>> {
+        let len = nonzero(len)?;
+        // SAFETY: forwarded to our caller.
+        let ptr = unsafe { self.node.mmap_fixed(addr, len, mmap_offset) }.map_err(|errno| {
+            Error::RenderNodeMmap {
+                offset: mmap_offset,
+                errno,
+            }
+        })?;
+        Ok(BufferMapping {
+            ptr,
+            len,
+            node: Arc::clone(&self.node),
+        })
+    }
+}
+
+impl<D: KfdDevice> AsFd for RenderNode<D> {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.node.as_fd()
+    }
+}
+
+fn nonzero(len: usize) -> Result<NonZeroUsize> {
+    NonZeroUsize::new(len).ok_or(Error::InvalidArgument {
+        ioctl: "mmap",
+        what: "length is zero",
+    })
+}
+
+/// A buffer's CPU mapping through a render node; unmapped when dropped.
+/// Like [`Mapping`], it hands out raw pointers only.
+#[derive(Debug)]
+pub struct BufferMapping<D: KfdDevice = RealDevice> {
+    ptr: NonNull<u8>,
+    len: NonZeroUsize,
+    node: Arc<D::RenderNode>,
+}
+
+// SAFETY: plain shared memory; the pointer is only handed out.
+unsafe impl<D: KfdDevice> Send for BufferMapping<D> {}
+// SAFETY: as above; `&BufferMapping` only exposes the address and length.
+unsafe impl<D: KfdDevice> Sync for BufferMapping<D> {}
+
+impl<D: KfdDevice> BufferMapping<D> {
+    /// Start of the mapping.
+    pub fn as_ptr(&self) -> NonNull<u8> {
+        self.ptr
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.len.get()
+    }
+
+    /// Always `false`: mappings are never empty.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+impl<D: KfdDevice> Drop for BufferMapping<D> {
+    fn drop(&mut self) {
+        // SAFETY: `ptr`/`len` came from this node's mmap and this owner is
+        // the only one.
+        let result = unsafe { self.node.munmap(self.ptr, self.len) };
+        // As for `Mapping`: nothing useful can be done in drop.
+        let _ = result;
     }
 }

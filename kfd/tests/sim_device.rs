@@ -8,13 +8,14 @@
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::any::TypeId;
 use std::num::NonZeroUsize;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::ptr::NonNull;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use kfd::ioctl::raw;
 use kfd::ioctl::*;
-use kfd::{Error, Kfd, KfdDevice, KfdVersion, QueueDesc};
+use kfd::{DrmRenderNode, Error, Kfd, KfdDevice, KfdVersion, QueueDesc};
 use rustix::io::Errno;
 
 const PAGE: usize = 4096;
@@ -27,6 +28,45 @@ struct SimDevice {
     mapped: AtomicUsize,
     unmapped: AtomicUsize,
     svm_seen: Mutex<Vec<raw::SvmAttribute>>,
+    acquired_drm_fd: Mutex<Option<u32>>,
+}
+
+/// A render node that exists only for minor 128: a memfd stands in for the
+/// file, so its descriptor is a real number the device can recognise.
+#[derive(Debug)]
+struct FakeRenderNode {
+    fd: OwnedFd,
+}
+
+impl AsFd for FakeRenderNode {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+}
+
+// SAFETY: nothing is accessed and nothing is mapped: every call fails.
+unsafe impl DrmRenderNode for FakeRenderNode {
+    unsafe fn ioctl(
+        &self,
+        _code: rustix::ioctl::Opcode,
+        _arg: *mut core::ffi::c_void,
+    ) -> Result<core::ffi::c_int, Errno> {
+        Err(Errno::NOTTY)
+    }
+    fn mmap(&self, _len: NonZeroUsize, _offset: u64) -> Result<NonNull<u8>, Errno> {
+        Err(Errno::NODEV)
+    }
+    unsafe fn mmap_fixed(
+        &self,
+        _addr: NonNull<u8>,
+        _len: NonZeroUsize,
+        _offset: u64,
+    ) -> Result<NonNull<u8>, Errno> {
+        Err(Errno::NODEV)
+    }
+    unsafe fn munmap(&self, _addr: NonNull<u8>, _len: NonZeroUsize) -> Result<(), Errno> {
+        Err(Errno::INVAL)
+    }
 }
 
 impl SimDevice {
@@ -91,6 +131,12 @@ unsafe impl KfdDevice for SimDevice {
                 });
             }
             a.wait_result = consts::KFD_IOC_WAIT_RESULT_COMPLETE;
+            return Ok(0);
+        }
+        if is::<T, raw::AcquireVmArgs>() {
+            // SAFETY: `T` is `AcquireVmArgs`.
+            let a = unsafe { &*arg.cast::<raw::AcquireVmArgs>() };
+            *self.acquired_drm_fd.lock().unwrap() = Some(a.drm_fd);
             return Ok(0);
         }
         if is::<T, raw::GetTileConfigArgs>() {
@@ -161,6 +207,25 @@ unsafe impl KfdDevice for SimDevice {
         unsafe { dealloc(addr.as_ptr(), layout) };
         self.unmapped.fetch_add(1, Ordering::SeqCst);
         Ok(())
+    }
+
+    unsafe fn mmap_fixed(
+        &self,
+        _addr: NonNull<u8>,
+        _len: NonZeroUsize,
+        _offset: u64,
+    ) -> Result<NonNull<u8>, Errno> {
+        Err(Errno::NODEV)
+    }
+
+    type RenderNode = FakeRenderNode;
+
+    fn open_render_node(&self, minor: u32) -> Result<FakeRenderNode, Errno> {
+        if minor != 128 {
+            return Err(Errno::NOENT);
+        }
+        let fd = rustix::fs::memfd_create("renderD128", rustix::fs::MemfdFlags::CLOEXEC)?;
+        Ok(FakeRenderNode { fd })
     }
 }
 
@@ -400,4 +465,40 @@ fn unknown_events_are_refused_by_the_typed_enums() {
     let e = EventType::try_from(9).unwrap_err();
     assert_eq!(e.to_string(), "unknown event type 9");
     assert!(QueuePriority::new(16).is_none() && QueuePercentage::new(101).is_none());
+}
+
+#[test]
+fn render_nodes_open_through_the_device_and_their_fd_reaches_acquire_vm() {
+    let kfd = Kfd::with_device(SimDevice::new(1, 18)).unwrap();
+    let err = kfd.open_render_node(129).unwrap_err();
+    assert_eq!(
+        err,
+        Error::OpenRenderNode {
+            minor: 129,
+            errno: Errno::NOENT
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "cannot open the render node /dev/dri/renderD129: ENOENT"
+    );
+    let node = kfd.open_render_node(128).unwrap();
+    assert_eq!(node.minor(), 128);
+    kfd.acquire_vm(node.as_fd(), 0x1002).unwrap();
+    assert_eq!(
+        *kfd.device().acquired_drm_fd.lock().unwrap(),
+        Some(node.as_fd().as_raw_fd() as u32)
+    );
+    let err = node.map(0x1000, 4096).unwrap_err();
+    assert_eq!(
+        err,
+        Error::RenderNodeMmap {
+            offset: 0x1000,
+            errno: Errno::NODEV
+        }
+    );
+    assert!(matches!(
+        node.map(0x1000, 0),
+        Err(Error::InvalidArgument { .. })
+    ));
 }

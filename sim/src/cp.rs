@@ -1,0 +1,996 @@
+//! The command processor: one thread per GPU that notices doorbell stores,
+//! consumes AQL packets with `aql`'s packet processor, and does what the
+//! CP firmware does with them.
+//!
+//! **Doorbell detection.** An unmodified client only stores the write index
+//! to its doorbell (a 64-bit word of the doorbell page it mmapped from the
+//! device; the CP has its own view of the same memfd). The CP compares
+//! each queue's doorbell with the value it last saw. While anything
+//! happened recently it spins (a new packet is seen within a cache-line
+//! transfer); after [`SPIN_WINDOW`] of quiet it yields, then sleeps with an
+//! exponential backoff up to [`MAX_SLEEP`], so an idle device costs a few
+//! dozen wake-ups a second. Anything that suggests the client waits for the
+//! GPU (WAIT_EVENTS, CREATE_QUEUE) unparks it at once.
+//!
+//! **Ownership and shutdown.** [`CommandProcessor`] owns the thread;
+//! dropping the device sets the stop flag, unparks and joins. Destroying a
+//! queue takes the queue's `busy` lock, which the CP holds while it works
+//! on that queue, so DESTROY_QUEUE returns only once the CP let go.
+
+#![allow(unsafe_code)]
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use aql::doorbell::NoDoorbell;
+use aql::packet::{AgentDispatchPacket, KernelDispatchPacket};
+use aql::queue::{AmdQueueProperties, Completion, PacketProcessor, PacketSlot, Poll, Ring};
+use aql::{Packet, SignalHandle};
+use kfd::ioctl::raw;
+
+use crate::device::Inner;
+use crate::dispatch::{AgentCall, Dispatch, QueueScratch, ShaderFault};
+use crate::memory::{Access, AtomicOp, DeviceMemory, FaultReason, GpuMemory, MemoryFault};
+use crate::sdma::SdmaError;
+use crate::sdma::engine::{RunState, SdmaHooks, SdmaQueue, SdmaRing};
+
+/// Spin this long after the last activity before backing off.
+pub const SPIN_WINDOW: Duration = Duration::from_micros(200);
+/// The longest the CP sleeps between looks at idle doorbells.
+pub const MAX_SLEEP: Duration = Duration::from_millis(25);
+/// VGPRs per lane of one SIMD (gfx90a, gfx942: the unified register file).
+const VGPRS_PER_SIMD: u32 = 512;
+/// SGPRs of one SIMD (GFX9).
+const SGPRS_PER_SIMD: u32 = 800;
+/// Packets taken from one queue before looking at the others.
+const BATCH: usize = 64;
+
+/// What a queue executes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum QueueKind {
+    /// AQL packets (`KFD_IOC_QUEUE_TYPE_COMPUTE_AQL`).
+    Aql,
+    /// SDMA packets.
+    Sdma,
+}
+
+const ACTIVE: u8 = 0;
+const ERROR: u8 = 1;
+const WAIT_SCRATCH: u8 = 2;
+/// Stopped by KFD after a VM fault of another queue of the process.
+const EVICTED: u8 = 3;
+
+/// Why a queue stopped: the legacy `queue_inactive_signal` code ROCr's
+/// `DynamicQueueEventsHandler` decodes, and what happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueError {
+    /// The code written (with bit 63) to `queue_inactive_signal`; 0 for a
+    /// memory fault, which is reported through the memory-exception event.
+    pub code: u64,
+    /// The packet id.
+    pub packet_id: u64,
+    /// What went wrong.
+    pub what: String,
+}
+
+/// Legacy queue error codes (`amd_aql_queue.cpp`).
+pub mod code {
+    /// Not enough scratch for a wave64 dispatch: the runtime grows it.
+    pub const INSUFFICIENT_SCRATCH: u64 = 1;
+    /// Invalid dimensions.
+    pub const INVALID_DIM: u64 = 2;
+    /// Invalid group memory (LDS) size.
+    pub const INVALID_GROUP_MEMORY: u64 = 4;
+    /// Invalid (or null) code object.
+    pub const INVALID_CODE: u64 = 8;
+    /// Invalid packet format.
+    pub const INVALID_FORMAT: u64 = 32;
+    /// Workgroup too large.
+    pub const GROUP_TOO_LARGE: u64 = 64;
+    /// Out of registers.
+    pub const OUT_OF_REGISTERS: u64 = 128;
+    /// Unsupported vendor packet.
+    pub const VENDOR_FORMAT: u64 = 256;
+    /// Illegal instruction.
+    pub const ILLEGAL_INSTRUCTION: u64 = 0x4000_0000;
+    /// Debug trap / abort.
+    pub const TRAP: u64 = 0x8000_0000;
+}
+
+/// The CP's record of a user queue (`struct queue` + its MQD).
+#[derive(Debug)]
+pub(crate) struct QueueState {
+    pub(crate) id: u32,
+    pub(crate) gpu_id: u32,
+    pub(crate) kind: QueueKind,
+    /// The SDMA engine that runs an SDMA queue.
+    pub(crate) sdma_engine: Option<usize>,
+    ring: Mutex<(u64, u32, u32, u32)>,
+    rptr: u64,
+    wptr: u64,
+    doorbell_offset: usize,
+    /// Handles of the BOs `kfd_queue_acquire_buffers` took a reference on
+    /// (wptr, rptr, ring, then EOP and CWSR for compute queues).
+    buffers: Mutex<Vec<u64>>,
+    cu_mask: Mutex<Vec<u32>>,
+    state: AtomicU8,
+    removed: AtomicBool,
+    busy: Mutex<()>,
+    error: Mutex<Option<QueueError>>,
+    completed: AtomicU64,
+    _percent: AtomicU32,
+}
+
+impl QueueState {
+    pub(crate) fn new(
+        id: u32,
+        gpu_id: u32,
+        kind: QueueKind,
+        sdma_engine: Option<usize>,
+        a: &raw::CreateQueueArgs,
+        buffers: Vec<u64>,
+        doorbell_offset: usize,
+    ) -> Self {
+        Self {
+            id,
+            gpu_id,
+            kind,
+            sdma_engine,
+            ring: Mutex::new((
+                a.ring_base_address,
+                a.ring_size,
+                a.queue_percentage & 0xff,
+                a.queue_priority,
+            )),
+            rptr: a.read_pointer_address,
+            wptr: a.write_pointer_address,
+            doorbell_offset,
+            buffers: Mutex::new(buffers),
+            cu_mask: Mutex::new(Vec::new()),
+            state: AtomicU8::new(ACTIVE),
+            removed: AtomicBool::new(false),
+            busy: Mutex::new(()),
+            error: Mutex::new(None),
+            completed: AtomicU64::new(0),
+            _percent: AtomicU32::new(a.queue_percentage & 0xff),
+        }
+    }
+
+    pub(crate) fn buffers(&self) -> Vec<u64> {
+        lock(&self.buffers).clone()
+    }
+
+    /// UPDATE_QUEUE moved the ring to `new`: returns the old ring's handle.
+    pub(crate) fn replace_ring_buffer(&self, new: u64) -> Option<u64> {
+        let mut b = lock(&self.buffers);
+        b.get_mut(2).map(|h| std::mem::replace(h, new))
+    }
+
+    fn ring(&self) -> (u64, u32, u32, u32) {
+        *lock(&self.ring)
+    }
+
+    pub(crate) fn update(&self, base: u64, size: u32, percent: u32, priority: u32) {
+        *lock(&self.ring) = (base, size, percent, priority);
+    }
+
+    pub(crate) fn set_cu_mask(&self, mask: Vec<u32>) {
+        *lock(&self.cu_mask) = mask;
+    }
+
+    /// `QUEUE_IS_ACTIVE`: a ring, a share of the GPU, and no error.
+    pub(crate) fn is_active(&self) -> bool {
+        let (base, size, percent, _) = self.ring();
+        base != 0 && size != 0 && percent != 0 && self.state.load(Ordering::Acquire) == ACTIVE
+    }
+
+    pub(crate) fn last_error(&self) -> Option<QueueError> {
+        lock(&self.error).clone()
+    }
+
+    pub(crate) fn completed(&self) -> u64 {
+        self.completed.load(Ordering::Acquire)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    queues: Mutex<Vec<Arc<QueueState>>>,
+    generation: AtomicU64,
+    stop: AtomicBool,
+    tid: AtomicU32,
+}
+
+/// One GPU's command processor thread.
+#[derive(Debug)]
+pub(crate) struct CommandProcessor {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl CommandProcessor {
+    /// The command processor of GPU `gpu`, or with `sdma_engine` its SDMA
+    /// engine of that index: the same doorbell watching and shutdown, a
+    /// different packet format.
+    pub(crate) fn start(inner: Arc<Inner>, gpu: usize, sdma_engine: Option<usize>) -> Self {
+        let shared = Arc::new(Shared::default());
+        let s = Arc::clone(&shared);
+        let name = match sdma_engine {
+            None => format!("sim-cp{gpu}"),
+            Some(e) => format!("sim-sdma{gpu}.{e}"),
+        };
+        let thread = std::thread::Builder::new()
+            .name(name)
+            .spawn(move || Worker::new(inner, gpu, s).run())
+            .expect("spawn an engine thread of the simulated GPU");
+        Self {
+            shared,
+            thread: Some(thread),
+        }
+    }
+
+    pub(crate) fn kick(&self) {
+        if let Some(t) = &self.thread {
+            t.thread().unpark();
+        }
+    }
+
+    pub(crate) fn add_queue(&self, q: Arc<QueueState>) {
+        lock(&self.shared.queues).push(q);
+        self.shared.generation.fetch_add(1, Ordering::AcqRel);
+        self.kick();
+    }
+
+    /// Removes `q`; returns once the CP no longer works on it.
+    pub(crate) fn remove_queue(&self, q: &Arc<QueueState>) {
+        q.removed.store(true, Ordering::Release);
+        lock(&self.shared.queues).retain(|x| !Arc::ptr_eq(x, q));
+        self.shared.generation.fetch_add(1, Ordering::AcqRel);
+        drop(lock(&q.busy));
+    }
+
+    /// The thread's CPU time so far (`/proc/self/task/TID/schedstat`).
+    pub(crate) fn cpu_time(&self) -> Option<Duration> {
+        let tid = self.shared.tid.load(Ordering::Acquire);
+        let s = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
+        let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+        Some(Duration::from_nanos(ns))
+    }
+
+    pub(crate) fn stop(mut self) {
+        self.shared.stop.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for CommandProcessor {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+    }
+}
+
+/// A packet the CP took from the ring and has not finished.
+#[derive(Debug, Clone)]
+struct Pending {
+    id: u64,
+    packet: Packet,
+}
+
+/// What the CP leaves in a doorbell it has consumed.
+pub(crate) const DOORBELL_IDLE: u64 = u64::MAX;
+
+#[derive(Debug, Default)]
+struct Local {
+    pending: Option<Pending>,
+    /// The ring may hold more than one batch.
+    more: bool,
+}
+
+struct Worker {
+    inner: Arc<Inner>,
+    gpu: usize,
+    shared: Arc<Shared>,
+    queues: Vec<Arc<QueueState>>,
+    local: HashMap<u32, Local>,
+    sdma: HashMap<u32, SdmaLocal>,
+    generation: u64,
+}
+
+/// An SDMA queue's engine state, kept between looks at its doorbell.
+struct SdmaLocal {
+    queue: SdmaQueue,
+    ring: (u64, u32),
+    /// The ring holds more than one batch, or a POLL_REGMEM waits.
+    again: bool,
+}
+
+/// What the SDMA engine needs from the device: the GPU clock, the trap
+/// interrupt (the KFD event whose id the packet's `int_context` carries,
+/// as `kfd_signal_event_interrupt` for an SDMA trap).
+struct SdmaDevice<'a>(&'a Inner);
+
+impl SdmaHooks for SdmaDevice<'_> {
+    fn gpu_clock(&mut self) -> u64 {
+        self.0.gpu_clock()
+    }
+
+    fn trap(&mut self, int_context: u32) {
+        self.0.events.interrupt(int_context);
+    }
+}
+
+/// An error that ends the packet: memory fault or a queue error code.
+enum Stop {
+    Fault(MemoryFault),
+    Code(u64, String),
+    Scratch,
+}
+
+impl From<MemoryFault> for Stop {
+    fn from(m: MemoryFault) -> Self {
+        Stop::Fault(m)
+    }
+}
+
+impl Worker {
+    fn new(inner: Arc<Inner>, gpu: usize, shared: Arc<Shared>) -> Self {
+        Self {
+            inner,
+            gpu,
+            shared,
+            queues: Vec::new(),
+            local: HashMap::new(),
+            sdma: HashMap::new(),
+            generation: u64::MAX,
+        }
+    }
+
+    fn memory(&self) -> &GpuMemory {
+        &self.inner.gpus[self.gpu].memory
+    }
+
+    fn run(mut self) {
+        self.shared.tid.store(
+            rustix::thread::gettid().as_raw_nonzero().get() as u32,
+            Ordering::Release,
+        );
+        let mut last_work = Instant::now();
+        let mut sleep = Duration::from_micros(50);
+        while !self.shared.stop.load(Ordering::Acquire) {
+            let g = self.shared.generation.load(Ordering::Acquire);
+            if g != self.generation {
+                self.generation = g;
+                self.queues = lock(&self.shared.queues).clone();
+                let ids: Vec<u32> = self.queues.iter().map(|q| q.id).collect();
+                self.local.retain(|k, _| ids.contains(k));
+                self.sdma.retain(|k, _| ids.contains(k));
+            }
+            let mut worked = false;
+            for q in self.queues.clone() {
+                worked |= self.service(&q);
+            }
+            if worked {
+                last_work = Instant::now();
+                sleep = Duration::from_micros(50);
+                continue;
+            }
+            let quiet = last_work.elapsed();
+            if self.queues.is_empty() {
+                std::thread::park();
+            } else if quiet < SPIN_WINDOW {
+                std::hint::spin_loop();
+            } else if quiet < SPIN_WINDOW * 4 {
+                std::thread::yield_now();
+            } else {
+                std::thread::park_timeout(sleep);
+                sleep = (sleep * 2).min(MAX_SLEEP);
+            }
+        }
+    }
+
+    /// Works on one queue; true if anything happened.
+    fn service(&mut self, q: &Arc<QueueState>) -> bool {
+        let _busy = lock(&q.busy);
+        if q.removed.load(Ordering::Acquire) {
+            return false;
+        }
+        let state = q.state.load(Ordering::Acquire);
+        if state == ERROR || state == EVICTED || !self.ring_usable(q) {
+            return false;
+        }
+        // A doorbell is write-only for the client (MMIO): the CP consumes
+        // each store by putting the sentinel back, so a store of the same
+        // value as before (packet id 0 on a fresh queue) is noticed too.
+        let rung = self.inner.gpus[self.gpu]
+            .doorbells
+            .atomic_u64_at(q.doorbell_offset)
+            .is_some_and(|d| {
+                d.load(Ordering::Relaxed) != DOORBELL_IDLE
+                    && d.swap(DOORBELL_IDLE, Ordering::AcqRel) != DOORBELL_IDLE
+            });
+        if q.kind == QueueKind::Sdma {
+            return self.service_sdma(q, rung);
+        }
+        let mut local = self.local.remove(&q.id).unwrap_or_default();
+        if state == WAIT_SCRATCH {
+            let worked = self.scratch_retry(q, &mut local);
+            self.local.insert(q.id, local);
+            return worked;
+        }
+        if !rung && local.pending.is_none() && !local.more {
+            self.local.insert(q.id, local);
+            return false;
+        }
+        let worked = self.drain(q, &mut local);
+        self.local.insert(q.id, local);
+        worked
+    }
+
+    /// Runs an SDMA queue's packets from its read pointer towards the write
+    /// pointer the client published, a batch at a time.
+    fn service_sdma(&mut self, q: &Arc<QueueState>, rung: bool) -> bool {
+        let (base, size, _, _) = q.ring();
+        let fresh = self.sdma.get(&q.id).is_none_or(|l| l.ring != (base, size));
+        if !rung && !fresh && !self.sdma.get(&q.id).is_some_and(|l| l.again) {
+            return false;
+        }
+        let mem = &self.inner.gpus[self.gpu].memory;
+        if fresh {
+            let ring = match SdmaRing::new(base, u64::from(size)) {
+                Ok(r) => r,
+                Err(e) => {
+                    q.state.store(ERROR, Ordering::Release);
+                    *lock(&q.error) = Some(QueueError {
+                        code: 0,
+                        packet_id: 0,
+                        what: e.to_string(),
+                    });
+                    return true;
+                }
+            };
+            let created = SdmaQueue::new(mem, ring, q.rptr, q.wptr);
+            match created {
+                Ok(queue) => {
+                    self.sdma.insert(
+                        q.id,
+                        SdmaLocal {
+                            queue,
+                            ring: (base, size),
+                            again: false,
+                        },
+                    );
+                }
+                Err(e) => {
+                    self.sdma_error(q, e);
+                    return true;
+                }
+            }
+        }
+        let Some(local) = self.sdma.get_mut(&q.id) else {
+            return false;
+        };
+        let mut device = SdmaDevice(&self.inner);
+        match local.queue.process(mem, &mut device, BATCH as u32) {
+            Ok(p) => {
+                local.again = !matches!(p.state, RunState::Idle);
+                q.completed
+                    .fetch_add(u64::from(p.executed), Ordering::AcqRel);
+                p.executed > 0
+            }
+            Err(e) => {
+                self.sdma_error(q, e);
+                true
+            }
+        }
+    }
+
+    /// An SDMA queue stops: a memory fault goes the VM-fault way (memory
+    /// event, eviction); anything else is recorded on the queue.
+    fn sdma_error(&mut self, q: &QueueState, e: SdmaError) {
+        self.sdma.remove(&q.id);
+        match e {
+            SdmaError::Memory { offset, fault, .. } => self.fault(q, offset, fault),
+            SdmaError::QueuePointer { fault, .. } => self.fault(q, 0, fault),
+            other => {
+                q.state.store(ERROR, Ordering::Release);
+                *lock(&q.error) = Some(QueueError {
+                    code: 0,
+                    packet_id: sdma_offset(&other),
+                    what: other.to_string(),
+                });
+            }
+        }
+    }
+
+    fn ring_usable(&self, q: &QueueState) -> bool {
+        let (base, size, percent, _) = q.ring();
+        base != 0 && size != 0 && percent != 0
+    }
+
+    /// Runs packets until the ring is empty, a barrier waits, or the batch ends.
+    fn drain(&self, q: &QueueState, local: &mut Local) -> bool {
+        let mut worked = false;
+        local.more = false;
+        for _ in 0..BATCH {
+            // DESTROY_QUEUE preempts the queue at a packet boundary.
+            if q.removed.load(Ordering::Acquire) {
+                return worked;
+            }
+            if let Some(p) = local.pending.take() {
+                match self.execute(q, &p) {
+                    Ok(true) => {
+                        worked = true;
+                        q.completed.fetch_add(1, Ordering::AcqRel);
+                    }
+                    Ok(false) => {
+                        local.pending = Some(p);
+                        return worked;
+                    }
+                    Err(stop) => {
+                        self.stop_queue(q, &p, stop, local);
+                        return true;
+                    }
+                }
+            }
+            match self.fetch(q) {
+                Ok(None) => return worked,
+                Ok(Some(Ok(p))) => {
+                    worked = true;
+                    local.pending = Some(p);
+                }
+                Ok(Some(Err((id, e)))) => {
+                    let code = if e.contains("vendor") {
+                        code::VENDOR_FORMAT
+                    } else {
+                        code::INVALID_FORMAT
+                    };
+                    self.error(q, id, code, format!("invalid packet: {e}"));
+                    return true;
+                }
+                Err(f) => {
+                    self.fault(q, 0, f);
+                    return true;
+                }
+            }
+        }
+        local.more = true;
+        worked
+    }
+
+    /// Takes the next packet off the ring with `aql`'s packet processor.
+    #[allow(clippy::type_complexity)]
+    fn fetch(&self, q: &QueueState) -> Result<Option<Result<Pending, (u64, String)>>, MemoryFault> {
+        let (base, size, _, _) = q.ring();
+        let slots = size as usize / 64;
+        let mem = self.memory();
+        mem.with_atomics::<PacketSlot, _>(base, slots, Access::Write, |slots| {
+            mem.with_atomics::<AtomicU64, _>(q.wptr, 1, Access::Read, |w| {
+                mem.with_atomics::<AtomicU64, _>(q.rptr, 1, Access::Write, |r| {
+                    let Ok(ring) = Ring::new(slots, &w[0], &r[0], NoDoorbell) else {
+                        return None;
+                    };
+                    let mut pp = ring.packet_processor()?;
+                    match pp.poll() {
+                        Poll::Ready(f) => {
+                            let id = f.id;
+                            let out = match f.packet {
+                                Ok(packet) => Ok(Pending { id, packet }),
+                                Err(e) => Err((id, e.to_string())),
+                            };
+                            // In-order execution: the packet completes before
+                            // the next is fetched, so the barrier bit holds.
+                            release(&mut pp, f.completion);
+                            Some(out)
+                        }
+                        _ => None,
+                    }
+                })
+            })
+        })
+        .and_then(|r| r)
+        .and_then(|r| r)
+    }
+
+    /// Runs one packet: `Ok(true)` done, `Ok(false)` waits (a barrier).
+    fn execute(&self, q: &QueueState, p: &Pending) -> Result<bool, Stop> {
+        let mem = self.memory();
+        match &p.packet {
+            Packet::BarrierAnd(b) => {
+                for s in b.dependencies() {
+                    if signal_value(mem, s)? != 0 {
+                        return Ok(false);
+                    }
+                }
+                self.complete(q, b.completion_signal, None)?;
+            }
+            Packet::BarrierOr(b) => {
+                let mut any = false;
+                let mut all_null = true;
+                for s in b.dependencies() {
+                    all_null = false;
+                    if signal_value(mem, s)? == 0 {
+                        any = true;
+                        break;
+                    }
+                }
+                if !any && !all_null {
+                    return Ok(false);
+                }
+                self.complete(q, b.completion_signal, None)?;
+            }
+            Packet::AmdBarrierValue(b) => {
+                if !b.signal.is_null() {
+                    let v = signal_value(mem, b.signal)?;
+                    match b.satisfied_by(v) {
+                        Ok(true) => {}
+                        Ok(false) => return Ok(false),
+                        Err(e) => return Err(Stop::Code(code::VENDOR_FORMAT, e.to_string())),
+                    }
+                }
+                self.complete(q, b.completion_signal, None)?;
+            }
+            Packet::KernelDispatch(k) => {
+                let start = self.inner.gpu_clock();
+                self.dispatch(q, p.id, k)?;
+                self.complete(q, k.completion_signal, Some(start))?;
+            }
+            Packet::AgentDispatch(a) => {
+                self.agent(a)?;
+                self.complete(q, a.completion_signal, None)?;
+            }
+        }
+        Ok(true)
+    }
+
+    fn amd_queue(&self, q: &QueueState) -> Option<u64> {
+        // ROCr's rptr/wptr are amd_queue_t.read_dispatch_id (offset 128) and
+        // write_dispatch_id (56): the CP finds the descriptor from them.
+        let base = q.rptr.checked_sub(128)?;
+        (q.wptr == base + 56).then_some(base)
+    }
+
+    fn scratch(&self, q: &QueueState) -> Result<(QueueScratch, bool), MemoryFault> {
+        let Some(base) = self.amd_queue(q) else {
+            return Ok((QueueScratch::default(), false));
+        };
+        let mem = self.memory();
+        let mut desc = [0u8; 16];
+        mem.read_bytes(base + 144, &mut desc)?;
+        let w = |i: usize| u32::from_le_bytes([desc[i], desc[i + 1], desc[i + 2], desc[i + 3]]);
+        let props = mem.load_u32(base + 180, Ordering::Acquire)?;
+        Ok((
+            QueueScratch {
+                compute_tmpring_size: mem.load_u32(base + 140, Ordering::Acquire)?,
+                resource_descriptor: [w(0), w(4), w(8), w(12)],
+                backing_memory_location: mem.load_u64(base + 160, Ordering::Acquire)?,
+                backing_memory_byte_size: mem.load_u64(base + 168, Ordering::Acquire)?,
+                wave64_lane_byte_size: mem.load_u32(base + 176, Ordering::Acquire)?,
+            },
+            AmdQueueProperties::from_bits_retain(props)
+                .contains(AmdQueueProperties::ENABLE_PROFILING),
+        ))
+    }
+
+    /// The checks a gfx90a CP makes, then the shader core.
+    fn dispatch(&self, q: &QueueState, id: u64, k: &KernelDispatchPacket) -> Result<(), Stop> {
+        let mem = self.memory();
+        let wg = k.workgroup_size().map(u32::from);
+        let grid = k.grid_size();
+        let dims = k.setup.dimensions().unwrap_or(3);
+        if wg.iter().map(|v| u64::from(*v)).product::<u64>() > 1024 {
+            return Err(Stop::Code(
+                code::GROUP_TOO_LARGE,
+                format!("workgroup {wg:?} exceeds 1024 work-items"),
+            ));
+        }
+        if grid.iter().map(|v| u64::from(*v)).product::<u64>() > u64::from(u32::MAX) {
+            return Err(Stop::Code(
+                code::INVALID_DIM,
+                format!("grid {grid:?} too large"),
+            ));
+        }
+        if k.kernel_object == 0 {
+            return Err(Stop::Code(code::INVALID_CODE, "null kernel object".into()));
+        }
+        let mut kd = [0u8; 64];
+        if let Err(f) = mem.read_bytes(k.kernel_object, &mut kd) {
+            return Err(Stop::Code(
+                code::INVALID_CODE,
+                format!("kernel descriptor unreadable: {f}"),
+            ));
+        }
+        let u32_at = |o: usize| u32::from_le_bytes([kd[o], kd[o + 1], kd[o + 2], kd[o + 3]]);
+        let group = k.group_segment_size.saturating_add(u32_at(0));
+        if group > crate::topology::LDS_SIZE_KIB * 1024 {
+            return Err(Stop::Code(
+                code::INVALID_GROUP_MEMORY,
+                format!("group segment {group} bytes exceeds 64 KiB"),
+            ));
+        }
+        let rsrc1 = u32_at(48);
+        // GFX9: SGPR granule 16; 102 SGPRs + VCC/FLAT/XNACK = 112 addressable.
+        let sgprs = ((rsrc1 >> 6) & 0xf) * 16 + 16;
+        if sgprs > 112 {
+            return Err(Stop::Code(
+                code::OUT_OF_REGISTERS,
+                format!("{sgprs} SGPRs exceed the register file"),
+            ));
+        }
+        // The workgroup must fit one CU: its wave64s spread over 4 SIMDs,
+        // each with 512 VGPRs per lane (gfx90a/gfx942: arch + acc VGPRs,
+        // granule 8) and 800 SGPRs. A workgroup the descriptor's register
+        // use cannot place would never launch on hardware.
+        let items: u32 = wg.iter().product();
+        let per_simd = items.div_ceil(64).div_ceil(4);
+        let vgprs = ((rsrc1 & 0x3f) + 1) * 8;
+        if per_simd * vgprs > VGPRS_PER_SIMD || per_simd * sgprs > SGPRS_PER_SIMD {
+            return Err(Stop::Code(
+                code::OUT_OF_REGISTERS,
+                format!(
+                    "workgroup {wg:?} needs {per_simd} waves per SIMD of {vgprs} VGPRs and \
+                     {sgprs} SGPRs: more than a SIMD's {VGPRS_PER_SIMD} VGPRs / {SGPRS_PER_SIMD} SGPRs"
+                ),
+            ));
+        }
+        let (scratch, _) = self.scratch(q)?;
+        if k.private_segment_size > scratch.wave64_lane_byte_size {
+            return Err(Stop::Scratch);
+        }
+        let core = self
+            .inner
+            .shader_core
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let Some(core) = core else {
+            return Err(Stop::Code(
+                code::INVALID_CODE,
+                ShaderFault::NoShaderCore.to_string(),
+            ));
+        };
+        let d = Dispatch {
+            gpu_id: q.gpu_id,
+            queue_id: q.id,
+            packet_id: id,
+            packet_address: {
+                let (base, size, _, _) = q.ring();
+                base + (id.wrapping_mul(64) % u64::from(size.max(64)))
+            },
+            queue_address: self.amd_queue(q).unwrap_or(0),
+            dimensions: dims,
+            workgroup_size: wg,
+            grid_size: grid,
+            kernel_object: k.kernel_object,
+            kernel_descriptor: kd,
+            kernarg_address: k.kernarg_address,
+            private_segment_size: k.private_segment_size,
+            group_segment_size: group,
+            scratch,
+            memory: mem,
+        };
+        core.dispatch(&d).map_err(fault_stop)
+    }
+
+    fn agent(&self, a: &AgentDispatchPacket) -> Result<(), Stop> {
+        let handler = self
+            .inner
+            .agent_handler
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let Some(h) = handler else {
+            return Err(Stop::Code(
+                code::INVALID_FORMAT,
+                format!("agent dispatch {} with no handler registered", a.type_),
+            ));
+        };
+        h.call(&AgentCall {
+            gpu_id: self.inner.gpus[self.gpu].node.gpu_id,
+            function: a.type_,
+            args: a.arg,
+            return_address: a.return_address,
+            memory: self.memory(),
+        })
+        .map_err(fault_stop)
+    }
+
+    /// Profiling timestamps, the decrement, the interrupt (`amd_signal_t`).
+    fn complete(
+        &self,
+        q: &QueueState,
+        signal: SignalHandle,
+        start: Option<u64>,
+    ) -> Result<(), Stop> {
+        if signal.is_null() {
+            return Ok(());
+        }
+        let mem = self.memory();
+        let s = signal.handle;
+        if let Some(start) = start {
+            let (_, profiling) = self.scratch(q)?;
+            if profiling {
+                mem.store_u64(s + 32, start, Ordering::Relaxed)?;
+                mem.store_u64(s + 40, self.inner.gpu_clock(), Ordering::Relaxed)?;
+            }
+        }
+        mem.atomic_u64(s + 8, AtomicOp::Sub, 1)?;
+        self.interrupt(s)?;
+        Ok(())
+    }
+
+    /// The firmware's interrupt: write the event id to the mailbox, raise it.
+    fn interrupt(&self, signal: u64) -> Result<(), MemoryFault> {
+        let mem = self.memory();
+        let mailbox = mem.load_u64(signal + 16, Ordering::Acquire)?;
+        if mailbox != 0 {
+            let id = mem.load_u32(signal + 24, Ordering::Acquire)?;
+            mem.store_u64(mailbox, u64::from(id), Ordering::Release)?;
+            self.inner.events.interrupt(id);
+        }
+        Ok(())
+    }
+
+    fn stop_queue(&self, q: &QueueState, p: &Pending, stop: Stop, local: &mut Local) {
+        match stop {
+            Stop::Fault(f) => self.fault(q, p.id, f),
+            Stop::Code(c, what) => self.error(q, p.id, c, what),
+            Stop::Scratch => {
+                // The handshake: queue inactive, code 1; ROCr grows scratch,
+                // stores 0 to queue_inactive_signal, and the CP retries.
+                local.pending = Some(p.clone());
+                q.state.store(WAIT_SCRATCH, Ordering::Release);
+                *lock(&q.error) = Some(QueueError {
+                    code: code::INSUFFICIENT_SCRATCH,
+                    packet_id: p.id,
+                    what: "private segment exceeds the queue's scratch".into(),
+                });
+                if let Err(f) = self.signal_inactive(q, code::INSUFFICIENT_SCRATCH) {
+                    self.fault(q, p.id, f);
+                }
+            }
+        }
+    }
+
+    fn scratch_retry(&self, q: &QueueState, local: &mut Local) -> bool {
+        let Some(base) = self.amd_queue(q) else {
+            return false;
+        };
+        let mem = self.memory();
+        let Ok(handle) = mem.load_u64(base + 192, Ordering::Acquire) else {
+            return false;
+        };
+        if handle == 0 || mem.load_u64(handle + 8, Ordering::Acquire) != Ok(0) {
+            return false;
+        }
+        q.state.store(ACTIVE, Ordering::Release);
+        *lock(&q.error) = None;
+        self.drain(q, local)
+    }
+
+    fn signal_inactive(&self, q: &QueueState, c: u64) -> Result<(), MemoryFault> {
+        let Some(base) = self.amd_queue(q) else {
+            return Ok(());
+        };
+        let mem = self.memory();
+        let handle = mem.load_u64(base + 192, Ordering::Acquire)?;
+        if handle == 0 {
+            return Ok(());
+        }
+        mem.store_u64(handle + 8, (1 << 63) | c, Ordering::Release)?;
+        self.interrupt(handle)
+    }
+
+    fn error(&self, q: &QueueState, id: u64, c: u64, what: String) {
+        q.state.store(ERROR, Ordering::Release);
+        *lock(&q.error) = Some(QueueError {
+            code: c,
+            packet_id: id,
+            what,
+        });
+        if let Err(f) = self.signal_inactive(q, c) {
+            self.fault(q, id, f);
+        }
+    }
+
+    /// A VM fault: the queue stops, every memory event learns the address,
+    /// and, as KFD's interrupt handler does (`kfd_dqm_evict_pasid` /
+    /// `kfd_evict_process_device` before `kfd_signal_vm_fault_event`), every
+    /// other queue of the process on this GPU is evicted. Other GPUs run on.
+    fn fault(&self, q: &QueueState, id: u64, f: MemoryFault) {
+        let gpu_id = self.inner.gpus[self.gpu].node.gpu_id;
+        for other in self
+            .inner
+            .queues_of_gpu(gpu_id)
+            .iter()
+            .filter(|o| o.id != q.id)
+        {
+            let evict = |from| {
+                other
+                    .state
+                    .compare_exchange(from, EVICTED, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+            };
+            if evict(ACTIVE) || evict(WAIT_SCRATCH) {
+                *lock(&other.error) = Some(QueueError {
+                    code: 0,
+                    packet_id: 0,
+                    what: format!("evicted: GPU memory fault on queue {}", q.id),
+                });
+            }
+        }
+        q.state.store(ERROR, Ordering::Release);
+        *lock(&q.error) = Some(QueueError {
+            code: 0,
+            packet_id: id,
+            what: f.to_string(),
+        });
+        self.inner.events.memory_fault(raw::HsaMemoryExceptionData {
+            failure: raw::MemoryExceptionFailure {
+                not_present: u32::from(f.reason == FaultReason::NotPresent),
+                read_only: u32::from(f.reason == FaultReason::ReadOnly),
+                no_execute: 0,
+                imprecise: 0,
+            },
+            va: f.address & !4095,
+            gpu_id,
+            error_type: 0,
+        });
+    }
+}
+
+/// Hands a packet's completion token back to the processor that fetched it.
+///
+/// The ring lives in client memory and is borrowed through
+/// [`GpuMemory::with_atomics`] only for one access, so each fetch builds a
+/// processor over the ring's current read index and completes the packet on
+/// that same processor; the CP runs packets in order, so nothing is ever in
+/// flight across fetches and the barrier bit holds by construction.
+#[allow(clippy::let_unit_value, clippy::ignored_unit_patterns)]
+fn release(pp: &mut PacketProcessor<'_, '_, NoDoorbell>, token: Completion) {
+    // Cannot fail: the token comes from `pp` itself.
+    let _ = pp.complete(token);
+}
+
+/// The ring offset an SDMA error names, if any.
+fn sdma_offset(e: &SdmaError) -> u64 {
+    match *e {
+        SdmaError::Packet { offset, .. }
+        | SdmaError::Memory { offset, .. }
+        | SdmaError::PollTimeout { offset, .. }
+        | SdmaError::PacketLongerThanRing { offset, .. } => offset,
+        SdmaError::BadWritePointer { rptr, .. } => rptr,
+        SdmaError::QueuePointer { .. } => 0,
+    }
+}
+
+fn fault_stop(f: ShaderFault) -> Stop {
+    match f {
+        ShaderFault::Memory(m) => Stop::Fault(m),
+        ShaderFault::IllegalInstruction { .. } => {
+            Stop::Code(code::ILLEGAL_INSTRUCTION, f.to_string())
+        }
+        ShaderFault::Trap { .. } | ShaderFault::Abort(_) => Stop::Code(code::TRAP, f.to_string()),
+        ShaderFault::NoShaderCore => Stop::Code(code::INVALID_CODE, f.to_string()),
+    }
+}
+
+fn signal_value(mem: &GpuMemory, s: SignalHandle) -> Result<i64, MemoryFault> {
+    if s.is_null() {
+        return Ok(0);
+    }
+    Ok(mem.load_u64(s.handle + 8, Ordering::Acquire)? as i64)
+}

@@ -1,0 +1,147 @@
+//! The seam between the command processor and whatever executes kernels:
+//! a [`ShaderCore`] receives one [`Dispatch`] per kernel-dispatch packet
+//! that passed the hardware's checks, and returns `Ok` or a typed
+//! [`ShaderFault`]. The interpreter (issue 10) implements it; tests install
+//! stand-ins. With none installed, every dispatch fails with
+//! [`ShaderFault::NoShaderCore`] through the queue's error path.
+//!
+//! Agent dispatch packets go to a registered [`AgentHandler`] likewise.
+
+use std::fmt;
+
+use crate::memory::{GpuMemory, MemoryFault};
+
+/// The scratch fields of the queue's `amd_queue_t`, as the CP read them
+/// for this dispatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct QueueScratch {
+    /// `scratch_backing_memory_location`.
+    pub backing_memory_location: u64,
+    /// `scratch_backing_memory_byte_size`.
+    pub backing_memory_byte_size: u64,
+    /// `scratch_wave64_lane_byte_size`.
+    pub wave64_lane_byte_size: u32,
+    /// `compute_tmpring_size`.
+    pub compute_tmpring_size: u32,
+    /// `scratch_resource_descriptor` (the scratch V#).
+    pub resource_descriptor: [u32; 4],
+}
+
+/// One kernel dispatch, as the CP hands it to a shader core.
+#[derive(Debug)]
+pub struct Dispatch<'a> {
+    /// The GPU (`gpu_id`).
+    pub gpu_id: u32,
+    /// The queue (`queue_id`).
+    pub queue_id: u32,
+    /// The packet id in the queue (the dispatch id the CP loads into the
+    /// Dispatch Id SGPRs).
+    pub packet_id: u64,
+    /// GPU address of the AQL packet (the Dispatch Ptr SGPRs).
+    pub packet_address: u64,
+    /// GPU address of the queue's `amd_queue_t` (the Queue Ptr SGPRs), 0
+    /// when the queue has none.
+    pub queue_address: u64,
+    /// Grid dimensions used (1-3).
+    pub dimensions: u8,
+    /// Workgroup size in work-items per dimension.
+    pub workgroup_size: [u32; 3],
+    /// Grid size in work-items per dimension.
+    pub grid_size: [u32; 3],
+    /// GPU address of the kernel descriptor.
+    pub kernel_object: u64,
+    /// The kernel descriptor's 64 bytes, as read by the CP.
+    pub kernel_descriptor: [u8; 64],
+    /// GPU address of the kernel arguments.
+    pub kernarg_address: u64,
+    /// Private bytes per work-item (packet).
+    pub private_segment_size: u32,
+    /// Group (LDS) bytes per workgroup (packet plus descriptor's fixed size).
+    pub group_segment_size: u32,
+    /// The queue's scratch.
+    pub scratch: QueueScratch,
+    /// The GPU's view of memory: every access of the kernel goes through it.
+    pub memory: &'a GpuMemory,
+}
+
+/// Why a dispatch did not complete, as the hardware reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShaderFault {
+    /// No shader core is installed in this device.
+    NoShaderCore,
+    /// A memory access faulted.
+    Memory(MemoryFault),
+    /// An instruction the ISA does not define (or the core does not know).
+    IllegalInstruction {
+        /// The mnemonic or the raw encoding as text.
+        mnemonic: String,
+        /// The kernel: its symbol name when the code object's image in GPU
+        /// memory names it, else its kernel object address.
+        kernel: String,
+        /// Byte offset of the instruction from the kernel's entry.
+        offset: u64,
+    },
+    /// `s_trap` (or a debug trap).
+    Trap {
+        /// The trap id.
+        trap_id: u16,
+        /// The kernel (as for `IllegalInstruction`).
+        kernel: String,
+        /// Byte offset of the instruction from the kernel's entry.
+        offset: u64,
+    },
+    /// A wave aborted (`s_sethalt`-style fatal halt, watchdog).
+    Abort(String),
+}
+
+impl fmt::Display for ShaderFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NoShaderCore => write!(f, "no shader core installed in the simulated GPU"),
+            Self::Memory(m) => write!(f, "{m}"),
+            Self::IllegalInstruction {
+                mnemonic,
+                kernel,
+                offset,
+            } => write!(
+                f,
+                "illegal instruction {mnemonic} in kernel {kernel} at +{offset:#x}"
+            ),
+            Self::Trap {
+                trap_id,
+                kernel,
+                offset,
+            } => write!(f, "s_trap {trap_id} in kernel {kernel} at +{offset:#x}"),
+            Self::Abort(why) => write!(f, "wave aborted: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for ShaderFault {}
+
+/// What executes kernels.
+pub trait ShaderCore: Send + Sync {
+    /// Runs every workgroup of `dispatch`; returns when all have ended.
+    fn dispatch(&self, dispatch: &Dispatch<'_>) -> Result<(), ShaderFault>;
+}
+
+/// An agent dispatch packet, as the CP hands it to a handler.
+#[derive(Debug)]
+pub struct AgentCall<'a> {
+    /// The GPU.
+    pub gpu_id: u32,
+    /// The function (`type`).
+    pub function: u16,
+    /// The arguments.
+    pub args: [u64; 4],
+    /// Where the result goes.
+    pub return_address: u64,
+    /// The GPU's view of memory.
+    pub memory: &'a GpuMemory,
+}
+
+/// A handler for agent dispatch packets.
+pub trait AgentHandler: Send + Sync {
+    /// Runs the function; an error puts the queue in its error path.
+    fn call(&self, call: &AgentCall<'_>) -> Result<(), ShaderFault>;
+}

@@ -1,0 +1,198 @@
+//! Program flow and special instructions: SOPP (branches, `s_endpgm`,
+//! `s_waitcnt`, `s_barrier`, `s_sleep`, `s_trap`, hints), the PC
+//! instructions (`s_getpc_b64`, `s_setpc_b64`, `s_swappc_b64`,
+//! `s_call_b64`), the hardware registers (`s_getreg_b32`, `s_setreg_b32`,
+//! `s_setreg_imm32_b32`; GFX9 `HW_REG_*` ids) and the clocks
+//! (`s_memtime`, `s_memrealtime`).
+//!
+//! Memory operations complete before the instruction that issued them
+//! ends, so `s_waitcnt` has nothing to wait for.
+
+use isa::Opcode::{self, *};
+
+use super::program::{Dst, ExecFn, Inst};
+use super::setup::{PRIVATE_BASE, SHARED_BASE};
+use super::wave::{Ty, Wave};
+use super::{Ctx, Fault, Flow};
+
+fn f(x: ExecFn) -> Option<ExecFn> {
+    Some(x)
+}
+
+/// The target of a SOPP branch: the next instruction plus `simm16` dwords.
+#[inline]
+fn target(i: &Inst) -> u64 {
+    (i.pc + 4).wrapping_add_signed(i64::from(i.imm as u16 as i16) * 4)
+}
+
+#[inline]
+fn branch_if(i: &Inst, taken: bool) -> Result<Flow, Fault> {
+    Ok(if taken {
+        Flow::Jump(target(i))
+    } else {
+        Flow::Next
+    })
+}
+
+fn nop(_: &mut Wave, _: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
+    Ok(Flow::Next)
+}
+
+/// The shader clock `s_memtime` counts (MI210's 1700 MHz peak engine clock).
+const SHADER_CLOCK_HZ: u128 = 1_700_000_000;
+
+/// GFX9 hardware register ids (`HW_REG_*`, SIDefines.h `Hwreg::Id`).
+mod hwreg {
+    pub const MODE: u32 = 1;
+    pub const STATUS: u32 = 2;
+    pub const TRAPSTS: u32 = 3;
+    pub const HW_ID: u32 = 4;
+    pub const GPR_ALLOC: u32 = 5;
+    pub const LDS_ALLOC: u32 = 6;
+    pub const IB_STS: u32 = 7;
+    pub const SH_MEM_BASES: u32 = 15;
+}
+
+/// `hwreg(id, offset, size)` from a SOPK immediate: id [5:0], offset
+/// [10:6], size - 1 [15:11].
+fn hwreg_field(imm: u32) -> (u32, u32, u32) {
+    let id = imm & 0x3f;
+    let offset = (imm >> 6) & 0x1f;
+    let size = ((imm >> 11) & 0x1f) + 1;
+    let mask = if size >= 32 {
+        u32::MAX
+    } else {
+        (1 << size) - 1
+    };
+    (id, offset, mask)
+}
+
+fn read_hwreg(w: &Wave, ctx: &Ctx<'_>, id: u32) -> u32 {
+    let l = ctx.launch;
+    match id {
+        hwreg::MODE => w.mode,
+        hwreg::STATUS => {
+            u32::from(w.scc)
+                | (u32::from(w.exec() == 0) << 9)
+                | (u32::from(w.vcc() == 0) << 10)
+                | (1 << 11) // IN_TG
+        }
+        hwreg::TRAPSTS => w.trapsts,
+        hwreg::HW_ID => w.hw_id,
+        hwreg::GPR_ALLOC => {
+            let vgpr_blocks = (l.vgprs as u32).div_ceil(8).saturating_sub(1);
+            let sgpr_blocks = u32::from(l.kd.next_free_sgpr)
+                .div_ceil(16)
+                .saturating_sub(1);
+            ((vgpr_blocks & 0x3f) << 8) | ((sgpr_blocks & 0xf) << 24)
+        }
+        hwreg::LDS_ALLOC => ((l.lds_bytes as u32).div_ceil(512) & 0x1ff) << 12,
+        hwreg::IB_STS => 0,
+        hwreg::SH_MEM_BASES => ((PRIVATE_BASE >> 48) as u32) | (((SHARED_BASE >> 48) as u32) << 16),
+        _ => 0,
+    }
+}
+
+fn write_hwreg(w: &mut Wave, id: u32, offset: u32, mask: u32, value: u32) {
+    let field = |old: u32| (old & !(mask << offset)) | ((value & mask) << offset);
+    match id {
+        hwreg::MODE => w.mode = field(w.mode),
+        hwreg::TRAPSTS => w.trapsts = field(w.trapsts),
+        // The other registers are read-only to a wave (or ignored by the sim).
+        _ => {}
+    }
+}
+
+fn setreg(w: &mut Wave, i: &Inst, value: u32) -> Result<Flow, Fault> {
+    let (id, offset, mask) = hwreg_field(i.imm);
+    write_hwreg(w, id, offset, mask, value);
+    Ok(Flow::Next)
+}
+
+/// The handler of a program-flow or special instruction.
+pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
+    match op {
+        S_ENDPGM | S_ENDPGM_SAVED => f(|_, _, _| Ok(Flow::End)),
+        S_BRANCH => f(|_, i, _| Ok(Flow::Jump(target(i)))),
+        S_CBRANCH_SCC0 => f(|w, i, _| branch_if(i, !w.scc)),
+        S_CBRANCH_SCC1 => f(|w, i, _| branch_if(i, w.scc)),
+        S_CBRANCH_VCCZ => f(|w, i, _| branch_if(i, w.vcc() == 0)),
+        S_CBRANCH_VCCNZ => f(|w, i, _| branch_if(i, w.vcc() != 0)),
+        S_CBRANCH_EXECZ => f(|w, i, _| branch_if(i, w.exec() == 0)),
+        S_CBRANCH_EXECNZ => f(|w, i, _| branch_if(i, w.exec() != 0)),
+        // No debugger: the conditional debug branches are never taken.
+        S_CBRANCH_CDBGSYS
+        | S_CBRANCH_CDBGUSER
+        | S_CBRANCH_CDBGSYS_OR_USER
+        | S_CBRANCH_CDBGSYS_AND_USER => f(nop),
+        S_GETPC_B64 => f(|w, i, _| {
+            w.write_s64(i.sdst, i.pc + 4);
+            Ok(Flow::Next)
+        }),
+        S_SETPC_B64 => f(|w, i, _| Ok(Flow::Jump(w.scalar64(i.src[0], Ty::B64)))),
+        S_SWAPPC_B64 => f(|w, i, _| {
+            let to = w.scalar64(i.src[0], Ty::B64);
+            w.write_s64(i.sdst, i.pc + 4);
+            Ok(Flow::Jump(to))
+        }),
+        S_CALL_B64 => f(|w, i, _| {
+            w.write_s64(i.sdst, i.pc + 4);
+            Ok(Flow::Jump(target(i)))
+        }),
+        S_WAITCNT | S_NOP | S_SETPRIO | S_ICACHE_INV | S_DCACHE_INV | S_DCACHE_INV_VOL
+        | S_DCACHE_WB | S_DCACHE_WB_VOL | S_INCPERFLEVEL | S_DECPERFLEVEL | S_TTRACEDATA
+        | S_WAKEUP | S_SENDMSG => f(nop),
+        S_BARRIER => f(|_, _, _| Ok(Flow::Barrier)),
+        S_SLEEP => f(|_, _, _| Ok(Flow::Yield)),
+        S_TRAP => f(|_, i, _| {
+            Err(Fault::Trap {
+                id: (i.imm & 0xff) as u16,
+                pc: i.pc,
+            })
+        }),
+        S_SETHALT => f(|_, i, _| {
+            if i.imm & 1 != 0 {
+                Err(Fault::Abort(format!(
+                    "wave halted (s_sethalt) at {:#x}",
+                    i.pc
+                )))
+            } else {
+                Ok(Flow::Next)
+            }
+        }),
+        S_SENDMSGHALT => f(|_, i, _| {
+            Err(Fault::Abort(format!(
+                "wave halted (s_sendmsghalt) at {:#x}",
+                i.pc
+            )))
+        }),
+        S_GETREG_B32 => f(|w, i, ctx| {
+            let (id, offset, mask) = hwreg_field(i.imm);
+            let v = (read_hwreg(w, ctx, id) >> offset) & mask;
+            w.write_s32(i.sdst, v);
+            Ok(Flow::Next)
+        }),
+        S_SETREG_B32 => f(|w, i, _| {
+            let v = match i.sdst {
+                Dst::S(r) => w.s[usize::from(r)],
+                _ => 0,
+            };
+            setreg(w, i, v)
+        }),
+        S_SETREG_IMM32_B32 => f(|w, i, _| setreg(w, i, i.lit)),
+        S_MEMTIME => f(|w, i, ctx| {
+            let ns = ctx.clock_origin.elapsed().as_nanos();
+            w.write_s64(i.sdst, (ns * SHADER_CLOCK_HZ / 1_000_000_000) as u64);
+            Ok(Flow::Next)
+        }),
+        S_MEMREALTIME => f(|w, i, ctx| {
+            let ns = ctx.clock_origin.elapsed().as_nanos();
+            w.write_s64(
+                i.sdst,
+                (ns * u128::from(crate::GPU_CLOCK_HZ) / 1_000_000_000) as u64,
+            );
+            Ok(Flow::Next)
+        }),
+        _ => None,
+    }
+}

@@ -1,0 +1,190 @@
+//! The shader core: a GFX9 (gfx90a, wave64) interpreter that runs
+//! unmodified AMDGPU code objects, behind the CP's [`ShaderCore`] seam.
+//!
+//! - `setup`: a dispatch's initial state from the kernel descriptor
+//!   (AMDGPUUsage, "Initial Kernel Execution State").
+//! - `program`: decode once; blocks of pre-decoded instructions shared by
+//!   the dispatch's waves.
+//! - `wave`: a wave's registers and operand access.
+//! - `scheduler`: workgroups on worker threads, waves of a workgroup on one
+//!   thread switching at `s_barrier` / `s_sleep`.
+//! - one module per instruction family: `salu` (SOP1/SOP2/SOPK/SOPC),
+//!   `smem`, `control` (SOPP and the other program-flow and special
+//!   instructions), `vint` (vector integer), `vf32`, `vcmp` (VOPC and
+//!   its VOP3 form), `vmem` (FLAT/GLOBAL/SCRATCH), `lanes` (cross-lane:
+//!   readlane/writelane/readfirstlane, mbcnt).
+//!
+//! Every memory access goes through [`GpuMemory`]; a fault stops the
+//! dispatch with the faulting address. An operation no family implements
+//! is an illegal-instruction fault naming the mnemonic, the kernel and the
+//! offset: nothing is skipped silently.
+
+// Lane loops index several `[_; 64]` arrays by the lane number: the form
+// that vectorises, and the ISA's own notation.
+#![allow(clippy::needless_range_loop)]
+
+mod control;
+mod cvt;
+mod ds;
+mod lanes;
+mod mubuf;
+mod packed;
+mod program;
+mod salu;
+mod scheduler;
+mod setup;
+mod smem;
+mod vcmp;
+mod vf32;
+mod vint;
+mod vmem;
+mod wave;
+
+use std::time::Instant;
+
+use isa::{Decoder, Opcode, Processor};
+
+use crate::dispatch::{Dispatch, ShaderCore, ShaderFault};
+use crate::memory::{GpuMemory, MemoryFault};
+
+use program::{ExecFn, Inst};
+use wave::Wave;
+
+/// What an instruction does to control flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flow {
+    /// Continue with the next instruction.
+    Next,
+    /// Continue at this address.
+    Jump(u64),
+    /// The wave ended.
+    End,
+    /// Wait at the workgroup barrier, then continue with the next.
+    Barrier,
+    /// Let the other waves of the workgroup run, then continue with the next.
+    Yield,
+}
+
+/// Why a wave stopped, inside the core (converted to a [`ShaderFault`]
+/// with the kernel's name and the offset).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// A memory access faulted.
+    Memory(MemoryFault),
+    /// No semantics for the instruction at `pc`.
+    Illegal {
+        /// Mnemonic, or why the word did not decode.
+        mnemonic: String,
+        /// Its address.
+        pc: u64,
+    },
+    /// `s_trap` at `pc` with no trap handler to run.
+    Trap {
+        /// The trap id.
+        id: u16,
+        /// Its address.
+        pc: u64,
+    },
+    /// Anything else that stops a wave (register out of range, unaligned PC).
+    Abort(String),
+}
+
+/// Per-wave-slice context: what an instruction may reach besides its wave.
+pub(crate) struct Ctx<'a> {
+    /// The dispatch's constant state.
+    pub launch: &'a setup::Launch,
+    /// GPU memory.
+    pub memory: &'a GpuMemory,
+    /// The workgroup's LDS.
+    pub lds: &'a mut [u8],
+    /// The sim's clock origin (`s_memrealtime`, `s_memtime`).
+    pub clock_origin: Instant,
+}
+
+/// The interpreter: one per device; each dispatch decodes its code once and
+/// runs its workgroups on up to `workers` threads.
+#[derive(Debug)]
+pub struct Interpreter {
+    processor: Processor,
+    workers: usize,
+    clock_origin: Instant,
+}
+
+impl Interpreter {
+    /// An interpreter for `processor` (gfx90a is the target; the other GFX9
+    /// processors run where the ISA agrees) on `workers` threads.
+    pub fn new(processor: Processor, workers: usize) -> Self {
+        Self {
+            processor,
+            workers: workers.max(1),
+            clock_origin: Instant::now(),
+        }
+    }
+
+    /// Uses `origin` as time zero of `s_memtime` / `s_memrealtime` (the
+    /// device's clock, so that shader timestamps and the CP's agree).
+    pub fn with_clock_origin(mut self, origin: Instant) -> Self {
+        self.clock_origin = origin;
+        self
+    }
+
+    /// Worker threads.
+    pub fn workers(&self) -> usize {
+        self.workers
+    }
+}
+
+impl ShaderCore for Interpreter {
+    fn dispatch(&self, d: &Dispatch<'_>) -> Result<(), ShaderFault> {
+        let launch = setup::Launch::new(d, self.processor)?;
+        let program = program::Program::new(Decoder::new(self.processor), launch.resolve);
+        scheduler::run(&launch, &program, d.memory, self.workers, self.clock_origin).map_err(|f| {
+            match f {
+                Fault::Memory(m) => ShaderFault::Memory(m),
+                Fault::Illegal { mnemonic, pc } => ShaderFault::IllegalInstruction {
+                    mnemonic,
+                    kernel: setup::kernel_name(d.memory, d.kernel_object),
+                    offset: pc.wrapping_sub(launch.entry),
+                },
+                Fault::Trap { id, pc } => ShaderFault::Trap {
+                    trap_id: id,
+                    kernel: setup::kernel_name(d.memory, d.kernel_object),
+                    offset: pc.wrapping_sub(launch.entry),
+                },
+                Fault::Abort(why) => ShaderFault::Abort(why),
+            }
+        })
+    }
+}
+
+/// The handler of `op`: the family that implements it, if any.
+pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
+    salu::handler(op)
+        .or_else(|| control::handler(op))
+        .or_else(|| smem::handler(op))
+        .or_else(|| vint::handler(op))
+        .or_else(|| vf32::handler(op))
+        .or_else(|| vcmp::handler(op))
+        .or_else(|| lanes::handler(op))
+        .or_else(|| vmem::handler(op))
+        .or_else(|| mubuf::handler(op))
+        .or_else(|| ds::handler(op))
+        .or_else(|| cvt::handler(op))
+        .or_else(|| packed::handler(op))
+}
+
+/// The handler of operations no family implements.
+pub(crate) fn illegal(_: &mut Wave, inst: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
+    Err(Fault::Illegal {
+        mnemonic: inst.mnemonic(),
+        pc: inst.pc,
+    })
+}
+
+/// The handler of words that do not decode.
+pub(crate) fn undecodable(_: &mut Wave, inst: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
+    Err(Fault::Illegal {
+        mnemonic: inst.mnemonic(),
+        pc: inst.pc,
+    })
+}

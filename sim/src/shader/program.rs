@@ -1,0 +1,469 @@
+//! Decode once: the code a dispatch runs, as blocks of pre-decoded
+//! instructions ([`Inst`]) keyed by their GPU address.
+//!
+//! A block is decoded linearly from the address a wave first reaches (the
+//! kernel entry, a branch target, a call target) up to the first
+//! instruction after which control cannot fall through (`s_endpgm`,
+//! `s_branch`, `s_setpc_b64`, ...) or up to a word that does not decode
+//! (kept as an [`Inst`] whose execution is the illegal-instruction fault,
+//! so bytes past the end of a kernel are never an error unless reached).
+//! Every wave of the dispatch shares the blocks; a PC is decoded at most
+//! once per block that covers it. Instructions are never decoded while
+//! they execute.
+//!
+//! Operands are resolved here too ([`Src`], [`Dst`]): the scalar register
+//! file is one array indexed by the ISA's scalar operand code (SGPRs 0-101,
+//! FLAT_SCRATCH 102-103, XNACK_MASK 104-105, VCC 106-107, TTMP 108-123, M0
+//! 124, EXEC 126-127), AGPRs are VGPR-file indices past `accum_offset`
+//! (gfx90a's unified register file).
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use isa::{
+    Decoder, Encoding, Field, FloatConst, Instruction, Modifiers, Opcode, Operand, SpecialReg,
+};
+
+use super::wave::Wave;
+use super::{Ctx, Fault, Flow};
+use crate::memory::{DeviceMemory, GpuMemory};
+
+/// Scalar-file index of `vcc_lo`.
+pub(crate) const VCC: u8 = 106;
+/// Scalar-file index of `exec_lo`.
+pub(crate) const EXEC: u8 = 126;
+/// Scalar-file index of `m0`.
+pub(crate) const M0: u8 = 124;
+/// Scalar-file index of `flat_scratch_lo`.
+pub(crate) const FLAT_SCRATCH: u8 = 102;
+/// Scalar-file index of `ttmp0`.
+pub(crate) const TTMP: u8 = 108;
+/// Size of the scalar file (codes 0..=127).
+pub(crate) const SCALAR_FILE: usize = 128;
+
+/// A source operand, resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Src {
+    /// Not present.
+    None,
+    /// Scalar file index.
+    S(u8),
+    /// VGPR file index (AGPRs included, offset by `accum_offset`).
+    V(u16),
+    /// An inline integer.
+    Int(i8),
+    /// An inline float constant (its bits depend on the operand's type).
+    Float(FloatConst),
+    /// A literal dword.
+    Lit(u32),
+    /// `null`: reads zero.
+    Zero,
+    /// `src_scc`.
+    Scc,
+    /// `src_vccz`.
+    Vccz,
+    /// `src_execz`.
+    Execz,
+    /// `src_shared_base`, `src_shared_limit`, `src_private_base`,
+    /// `src_private_limit` (the 64-bit aperture value).
+    Aperture(u64),
+    /// `src_pops_exiting_wave_id` (no POPS on compute: zero).
+    PopsWaveId,
+}
+
+/// A destination operand, resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dst {
+    /// Not present.
+    None,
+    /// Scalar file index.
+    S(u8),
+    /// VGPR file index.
+    V(u16),
+    /// `null`: writes are discarded.
+    Null,
+}
+
+/// The handler of one operation (a family module's function).
+pub(crate) type ExecFn = fn(&mut Wave, &Inst, &mut Ctx<'_>) -> Result<Flow, Fault>;
+
+/// One pre-decoded instruction.
+#[derive(Clone, Debug)]
+pub(crate) struct Inst {
+    /// The operation.
+    pub op: Opcode,
+    /// Its semantics.
+    pub exec: ExecFn,
+    /// GPU address.
+    pub pc: u64,
+    /// Size in bytes.
+    pub len: u8,
+    /// Vector destination (`vdst`, `vdata` of loads, DS `vdst`).
+    pub vdst: Dst,
+    /// Scalar destination (`sdst`, VOPC/VOP3b `vcc`, SMEM `sdata` of loads).
+    pub sdst: Dst,
+    /// Sources: 0, 1 and 2 (a VOP2 carry-in or `v_cndmask` mask is 2).
+    pub src: [Src; 3],
+    /// Memory operands: address (FLAT/MUBUF `vaddr`, DS `addr`, SMEM
+    /// `sbase`), scalar address (`saddr`, `srsrc`), scalar offset
+    /// (`soffset`, SMEM `soffset`), data (`vdata`/`data0`, SMEM `sdata` of
+    /// stores), second data (`data1`).
+    pub addr: Src,
+    /// `saddr` / `srsrc` / SMEM `sbase`.
+    pub saddr: Src,
+    /// `soffset` or SMEM SGPR offset.
+    pub soffset: Src,
+    /// Store data (`vdata`, `data0`).
+    pub data: Src,
+    /// `data1`.
+    pub data1: Src,
+    /// SOPK/SOPP 16-bit immediate, an SMEM or FLAT/MUBUF immediate offset.
+    pub imm: u32,
+    /// A literal that is not a source (the K of `v_madmk`, the value of
+    /// `s_setreg_imm32_b32`).
+    pub lit: u32,
+    /// Modifiers.
+    pub mods: Modifiers,
+    /// The decoded instruction (for its text and raw fields), or why the
+    /// word did not decode.
+    pub decoded: Result<Instruction, isa::DecodeError>,
+}
+
+impl Inst {
+    /// The mnemonic, or the decode error's description for an undecodable word.
+    pub fn mnemonic(&self) -> String {
+        match &self.decoded {
+            Ok(i) => i.mnemonic().to_string(),
+            Err(e) => format!("undecodable word ({e})"),
+        }
+    }
+}
+
+/// A run of instructions decoded from one start address.
+#[derive(Debug)]
+pub(crate) struct Block {
+    /// The instructions, in address order.
+    pub insts: Vec<Inst>,
+    /// Where execution continues after the last one (it may fall through).
+    pub end: u64,
+}
+
+impl Block {
+    /// The index of the instruction at `pc`, if the block decoded one there.
+    pub fn index_of(&self, pc: u64) -> Option<usize> {
+        self.insts.binary_search_by_key(&pc, |i| i.pc).ok()
+    }
+}
+
+/// The longest block decoded at once (instructions).
+const MAX_BLOCK: usize = 4096;
+
+/// How much code is read from memory at once.
+const CODE_CHUNK: u64 = 4096;
+
+/// What the decoded operations mean: the family modules' lookups, and the
+/// constants operands resolve against.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Resolve {
+    /// First AGPR's VGPR-file index.
+    pub accum_offset: u16,
+    /// `src_shared_base` (64-bit).
+    pub shared_base: u64,
+    /// `src_private_base` (64-bit).
+    pub private_base: u64,
+}
+
+/// The blocks of one dispatch, shared by its waves.
+#[derive(Debug)]
+pub(crate) struct Program {
+    decoder: Decoder,
+    resolve: Resolve,
+    blocks: RwLock<HashMap<u64, Arc<Block>>>,
+}
+
+impl Program {
+    /// An empty cache for code of `decoder`'s processor.
+    pub fn new(decoder: Decoder, resolve: Resolve) -> Self {
+        Self {
+            decoder,
+            resolve,
+            blocks: RwLock::new(HashMap::new()),
+        }
+    }
+
+    /// The block that starts at `pc`, decoding it on first use.
+    pub fn block(&self, pc: u64, memory: &GpuMemory) -> Result<Arc<Block>, Fault> {
+        if let Some(b) = self
+            .blocks
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&pc)
+        {
+            return Ok(Arc::clone(b));
+        }
+        let block = Arc::new(self.decode_block(pc, memory)?);
+        let mut map = self.blocks.write().unwrap_or_else(|e| e.into_inner());
+        Ok(Arc::clone(map.entry(pc).or_insert(block)))
+    }
+
+    fn decode_block(&self, start: u64, memory: &GpuMemory) -> Result<Block, Fault> {
+        if start % 4 != 0 {
+            return Err(Fault::Abort(format!("PC {start:#x} is not dword aligned")));
+        }
+        let mut code: Vec<u8> = Vec::new();
+        let mut code_at = start;
+        let mut pc = start;
+        let mut insts = Vec::new();
+        loop {
+            // Keep at least 12 bytes (the longest instruction) ahead.
+            let off = (pc - code_at) as usize;
+            if code.len() < off + 12 {
+                code.drain(..off);
+                code_at = pc;
+                let have = code.len() as u64;
+                let fetch_at = code_at + have;
+                let mut chunk = vec![0u8; CODE_CHUNK as usize];
+                // Read what is mapped: the whole chunk, or up to the end of the mapping.
+                let n = readable_prefix(memory, fetch_at, &mut chunk);
+                if n == 0 && code.is_empty() {
+                    if insts.is_empty() {
+                        // The PC itself is unmapped: an instruction fetch fault.
+                        let mut b = [0u8; 4];
+                        memory.read_bytes(pc, &mut b).map_err(Fault::Memory)?;
+                    }
+                    break;
+                }
+                code.extend_from_slice(&chunk[..n]);
+            }
+            let off = (pc - code_at) as usize;
+            if off >= code.len() {
+                break;
+            }
+            let inst = match self.decoder.decode(&code[off..]) {
+                Ok(i) => self.lower(pc, i),
+                Err(e) => undecodable(pc, e),
+            };
+            let len = u64::from(inst.len);
+            let stops = inst.decoded.is_err() || ends_block(inst.op);
+            insts.push(inst);
+            pc += len;
+            if stops || insts.len() >= MAX_BLOCK {
+                break;
+            }
+        }
+        Ok(Block { insts, end: pc })
+    }
+
+    /// Resolves an instruction's operands and finds its handler.
+    fn lower(&self, pc: u64, i: Instruction) -> Inst {
+        let r = &self.resolve;
+        let mut inst = Inst {
+            op: i.opcode(),
+            exec: super::illegal,
+            pc,
+            len: i.len() as u8,
+            vdst: Dst::None,
+            sdst: Dst::None,
+            src: [Src::None; 3],
+            addr: Src::None,
+            saddr: Src::None,
+            soffset: Src::None,
+            data: Src::None,
+            data1: Src::None,
+            imm: 0,
+            lit: 0,
+            mods: *i.modifiers(),
+            decoded: Ok(i),
+        };
+        let mut seen_src = false;
+        for (field, op) in i.operands() {
+            match field {
+                Field::Vdst => match dst(op, r) {
+                    d @ Dst::V(_) => inst.vdst = d,
+                    d => inst.sdst = d,
+                },
+                Field::Sdst => inst.sdst = dst(op, r),
+                // FLAT `saddr` = off.
+                Field::Fixed if op == Operand::None => {}
+                Field::Fixed => {
+                    if seen_src {
+                        inst.src[2] = Src::S(VCC);
+                    } else {
+                        inst.sdst = Dst::S(VCC);
+                    }
+                }
+                Field::Src0 | Field::Ssrc0 => {
+                    seen_src = true;
+                    inst.src[0] = src(op, r);
+                }
+                Field::Src1 | Field::Ssrc1 | Field::Vsrc1 => {
+                    seen_src = true;
+                    inst.src[1] = src(op, r);
+                }
+                Field::Src2 => {
+                    seen_src = true;
+                    inst.src[2] = src(op, r);
+                }
+                Field::Simm16 => {
+                    if let Operand::Imm(v) = op {
+                        inst.imm = v;
+                    }
+                }
+                Field::Literal => {
+                    if let Operand::Imm(v) = op {
+                        inst.lit = v;
+                    }
+                }
+                Field::Sdata => {
+                    // Loads write it; stores and atomics read it (an atomic
+                    // with return also writes it back).
+                    if let Operand::Imm(v) = op {
+                        inst.imm = v;
+                    } else {
+                        inst.sdst = dst(op, r);
+                        inst.data = src(op, r);
+                    }
+                }
+                Field::Sbase | Field::Saddr | Field::Srsrc => inst.saddr = src(op, r),
+                Field::SmemOffset => match op {
+                    Operand::Imm(v) => inst.imm = v,
+                    other => inst.soffset = src(other, r),
+                },
+                Field::Soffset => inst.soffset = src(op, r),
+                Field::Addr | Field::Vaddr => inst.addr = src(op, r),
+                Field::Vdata | Field::Data0 => {
+                    inst.data = src(op, r);
+                    // MUBUF/MTBUF loads, and their atomics with return
+                    // (`glc`), write `vdata`.
+                    let name = i.opcode().name();
+                    if matches!(i.encoding(), Encoding::Mubuf | Encoding::Mtbuf)
+                        && (name.contains("_load_")
+                            || (name.contains("_atomic_") && i.modifiers().cache & 1 != 0))
+                    {
+                        inst.vdst = dst(op, r);
+                    }
+                }
+                Field::Data1 => inst.data1 = src(op, r),
+            }
+        }
+        if let Some(f) = super::handler(inst.op) {
+            inst.exec = f;
+        }
+        inst
+    }
+}
+
+/// How many bytes of `buf` at `va` are mapped (reading them into `buf`).
+fn readable_prefix(memory: &GpuMemory, va: u64, buf: &mut [u8]) -> usize {
+    if memory.read_bytes(va, buf).is_ok() {
+        return buf.len();
+    }
+    // Bisect down to the end of the mapping, in dwords.
+    let mut good = 0usize;
+    let mut step = buf.len() / 2;
+    while step >= 4 {
+        let try_len = good + step;
+        if try_len <= buf.len() && memory.read_bytes(va, &mut buf[..try_len]).is_ok() {
+            good = try_len;
+        }
+        step /= 2;
+    }
+    if good > 0 {
+        // Re-read so `buf[..good]` holds the bytes.
+        let _ = memory.read_bytes(va, &mut buf[..good]);
+    }
+    good
+}
+
+fn undecodable(pc: u64, e: isa::DecodeError) -> Inst {
+    Inst {
+        op: Opcode::S_NOP,
+        exec: super::undecodable,
+        pc,
+        len: 4,
+        vdst: Dst::None,
+        sdst: Dst::None,
+        src: [Src::None; 3],
+        addr: Src::None,
+        saddr: Src::None,
+        soffset: Src::None,
+        data: Src::None,
+        data1: Src::None,
+        imm: 0,
+        lit: 0,
+        mods: Modifiers::default(),
+        decoded: Err(e),
+    }
+}
+
+/// Whether control never falls through past `op`.
+fn ends_block(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::S_ENDPGM
+            | Opcode::S_ENDPGM_SAVED
+            | Opcode::S_ENDPGM_ORDERED_PS_DONE
+            | Opcode::S_BRANCH
+            | Opcode::S_SETPC_B64
+            | Opcode::S_SWAPPC_B64
+            | Opcode::S_RFE_B64
+            | Opcode::S_RFE_RESTORE_B64
+            | Opcode::S_CALL_B64
+    )
+}
+
+fn special(reg: SpecialReg) -> Option<u8> {
+    Some(match reg {
+        SpecialReg::FlatScratchLo => FLAT_SCRATCH,
+        SpecialReg::FlatScratchHi => FLAT_SCRATCH + 1,
+        SpecialReg::XnackMaskLo => 104,
+        SpecialReg::XnackMaskHi => 105,
+        SpecialReg::VccLo => VCC,
+        SpecialReg::VccHi => VCC + 1,
+        SpecialReg::M0 => M0,
+        SpecialReg::ExecLo => EXEC,
+        SpecialReg::ExecHi => EXEC + 1,
+        _ => return None,
+    })
+}
+
+fn src(op: Operand, r: &Resolve) -> Src {
+    match op {
+        Operand::None | Operand::Imm(_) => Src::None,
+        Operand::Sgpr { index, .. } => Src::S(index),
+        Operand::Ttmp { index, .. } => Src::S(TTMP + index),
+        Operand::Vgpr { index, .. } => Src::V(u16::from(index)),
+        Operand::Agpr { index, .. } => Src::V(r.accum_offset + u16::from(index)),
+        Operand::Int(v) => Src::Int(v),
+        Operand::Float(f) => Src::Float(f),
+        Operand::Literal(v) => Src::Lit(v),
+        Operand::Special { reg, .. } => match special(reg) {
+            Some(i) => Src::S(i),
+            None => match reg {
+                SpecialReg::Null => Src::Zero,
+                SpecialReg::Scc => Src::Scc,
+                SpecialReg::Vccz => Src::Vccz,
+                SpecialReg::Execz => Src::Execz,
+                SpecialReg::SharedBase => Src::Aperture(r.shared_base),
+                SpecialReg::SharedLimit => Src::Aperture(r.shared_base | 0xffff_ffff),
+                SpecialReg::PrivateBase => Src::Aperture(r.private_base),
+                SpecialReg::PrivateLimit => Src::Aperture(r.private_base | 0xffff_ffff),
+                _ => Src::PopsWaveId,
+            },
+        },
+    }
+}
+
+fn dst(op: Operand, r: &Resolve) -> Dst {
+    match op {
+        Operand::Sgpr { index, .. } => Dst::S(index),
+        Operand::Ttmp { index, .. } => Dst::S(TTMP + index),
+        Operand::Vgpr { index, .. } => Dst::V(u16::from(index)),
+        Operand::Agpr { index, .. } => Dst::V(r.accum_offset + u16::from(index)),
+        Operand::Special { reg, .. } => match special(reg) {
+            Some(i) => Dst::S(i),
+            None => Dst::Null,
+        },
+        _ => Dst::None,
+    }
+}

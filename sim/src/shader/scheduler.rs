@@ -1,0 +1,233 @@
+//! Work-groups on worker threads; the waves of a work-group on one thread.
+//!
+//! Workers take work-group numbers from one atomic counter (X fastest),
+//! so any number of them share a dispatch without a queue. A work-group's
+//! waves run round-robin on their worker: each runs until it ends, reaches
+//! `s_barrier` (it waits until every wave of the group has arrived or
+//! ended) or `s_sleep` (the others get a turn). The first fault stops every
+//! worker at its next branch or work-group boundary, and is the dispatch's
+//! result.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use super::program::Program;
+use super::setup::Launch;
+use super::wave::{LANES, Wave, WaveState};
+use super::{Ctx, Fault, Flow};
+use crate::dispatch::ShaderFault;
+use crate::memory::GpuMemory;
+
+/// Most waves a work-group can have (1024 work-items).
+const MAX_WAVES: u64 = 16;
+
+/// Instructions between checks of the stop flag.
+const CHECK_EVERY: u64 = 1 << 16;
+
+struct Shared<'a> {
+    launch: &'a Launch,
+    program: &'a Program,
+    memory: &'a GpuMemory,
+    clock_origin: Instant,
+    next: AtomicU64,
+    stop: AtomicBool,
+    fault: Mutex<Option<Fault>>,
+}
+
+/// Runs every work-group of the dispatch on up to `workers` threads.
+pub(crate) fn run(
+    launch: &Launch,
+    program: &Program,
+    memory: &GpuMemory,
+    workers: usize,
+    clock_origin: Instant,
+) -> Result<(), Fault> {
+    let shared = Shared {
+        launch,
+        program,
+        memory,
+        clock_origin,
+        next: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        fault: Mutex::new(None),
+    };
+    let total = launch.group_count();
+    let threads = (workers as u64).min(total).max(1) as usize;
+    if threads == 1 {
+        worker(&shared, 0);
+    } else {
+        std::thread::scope(|s| {
+            for i in 0..threads {
+                let shared = &shared;
+                s.spawn(move || worker(shared, i));
+            }
+        });
+    }
+    match shared.fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some(f) => Err(f),
+        None => Ok(()),
+    }
+}
+
+fn worker(shared: &Shared<'_>, index: usize) {
+    let launch = shared.launch;
+    let total = launch.group_count();
+    let mut waves: Vec<Wave> = Vec::new();
+    let mut lds = vec![0u8; launch.lds_bytes];
+    loop {
+        if shared.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let n = shared.next.fetch_add(1, Ordering::Relaxed);
+        if n >= total {
+            return;
+        }
+        if let Err(f) = run_group(shared, index, n, &mut waves, &mut lds) {
+            let mut slot = shared.fault.lock().unwrap_or_else(|e| e.into_inner());
+            if slot.is_none() {
+                *slot = Some(f);
+            }
+            shared.stop.store(true, Ordering::Relaxed);
+            return;
+        }
+    }
+}
+
+fn setup_fault(f: ShaderFault) -> Fault {
+    match f {
+        ShaderFault::Memory(m) => Fault::Memory(m),
+        other => Fault::Abort(other.to_string()),
+    }
+}
+
+fn run_group(
+    shared: &Shared<'_>,
+    worker: usize,
+    n: u64,
+    waves: &mut Vec<Wave>,
+    lds: &mut [u8],
+) -> Result<(), Fault> {
+    let launch = shared.launch;
+    let id = launch.group_id(n);
+    let size = launch.group_size(id);
+    let items = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]);
+    let count = items.div_ceil(LANES as u64) as u32;
+    while waves.len() < count as usize {
+        waves.push(Wave::new(launch.vgprs));
+    }
+    let entry = shared.program.block(launch.entry, shared.memory)?;
+    for k in 0..count {
+        let w = &mut waves[k as usize];
+        let slot = worker as u64 * MAX_WAVES + u64::from(k);
+        launch
+            .init_wave(w, id, size, k, count, slot)
+            .map_err(setup_fault)?;
+        w.hw_id = hw_id(worker, k, launch.queue_id);
+        w.block = Some(Arc::clone(&entry));
+        w.index = 0;
+    }
+    if launch.lds_bytes > 0 {
+        lds.fill(0);
+    }
+    let mut ctx = Ctx {
+        launch,
+        memory: shared.memory,
+        lds,
+        clock_origin: shared.clock_origin,
+    };
+    let waves = &mut waves[..count as usize];
+    loop {
+        let mut progressed = false;
+        let mut live = 0;
+        for w in waves.iter_mut() {
+            if w.state == WaveState::Ready {
+                run_wave(w, &mut ctx, shared)?;
+                progressed = true;
+            }
+            if w.state != WaveState::Done {
+                live += 1;
+            }
+        }
+        if live == 0 {
+            return Ok(());
+        }
+        // Everyone still alive waits at the barrier: release them.
+        if waves
+            .iter()
+            .all(|w| matches!(w.state, WaveState::Barrier | WaveState::Done))
+        {
+            for w in waves.iter_mut() {
+                if w.state == WaveState::Barrier {
+                    w.state = WaveState::Ready;
+                }
+            }
+        } else if !progressed {
+            return Err(Fault::Abort("work-group made no progress".into()));
+        }
+        if shared.stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+    }
+}
+
+/// HW_ID (GFX9 `HW_REG_HW_ID`): wave id [3:0], SIMD [5:4], CU [11:8],
+/// SE [14:13], queue [26:24]; the worker stands in for the CU.
+fn hw_id(worker: usize, wave: u32, queue: u32) -> u32 {
+    let cu = (worker % 16) as u32;
+    let se = ((worker / 16) % 4) as u32;
+    (wave / 4 % 16) | ((wave % 4) << 4) | (cu << 8) | (se << 13) | ((queue & 7) << 24)
+}
+
+/// Runs `w` until it ends, waits at a barrier or yields.
+fn run_wave(w: &mut Wave, ctx: &mut Ctx<'_>, shared: &Shared<'_>) -> Result<(), Fault> {
+    let mut budget = CHECK_EVERY;
+    loop {
+        let Some(block) = w.block.clone() else {
+            return Err(Fault::Abort("wave has no program".into()));
+        };
+        let insts = &block.insts;
+        while let Some(inst) = insts.get(w.index) {
+            w.executed += 1;
+            match (inst.exec)(w, inst, ctx)? {
+                Flow::Next => w.index += 1,
+                Flow::Jump(target) => {
+                    budget = budget.saturating_sub(1);
+                    if budget == 0 {
+                        budget = CHECK_EVERY;
+                        if shared.stop.load(Ordering::Relaxed) {
+                            w.state = WaveState::Done;
+                            return Ok(());
+                        }
+                    }
+                    match block.index_of(target) {
+                        Some(i) => w.index = i,
+                        None => {
+                            w.block = Some(shared.program.block(target, shared.memory)?);
+                            w.index = 0;
+                            break;
+                        }
+                    }
+                }
+                Flow::End => {
+                    w.state = WaveState::Done;
+                    return Ok(());
+                }
+                Flow::Barrier => {
+                    w.index += 1;
+                    w.state = WaveState::Barrier;
+                    return Ok(());
+                }
+                Flow::Yield => {
+                    w.index += 1;
+                    return Ok(());
+                }
+            }
+        }
+        if w.index >= insts.len() {
+            // Fell off the end of the block: continue after it.
+            w.block = Some(shared.program.block(block.end, shared.memory)?);
+            w.index = 0;
+        }
+    }
+}

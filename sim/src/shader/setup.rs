@@ -1,0 +1,390 @@
+//! A dispatch's initial state, as the CP/ADC/SPI set it up: AMDGPUUsage,
+//! "Initial Kernel Execution State" (SGPR set-up order, packed work-item
+//! IDs on gfx90a), "Flat Scratch" (gfx90a: absolute flat scratch) and
+//! "Preloaded Kernel Arguments", from the kernel descriptor as
+//! `loader-core` decodes it.
+
+use std::sync::atomic::Ordering;
+
+use isa::Processor;
+use loader_core::kernel_descriptor::{
+    DecodedKernelDescriptor, GpuFamily, KernelDescriptor, WorkitemIdVgprs,
+};
+
+use super::program::Resolve;
+use super::wave::{LANES, Wave};
+use crate::dispatch::{Dispatch, ShaderFault};
+use crate::memory::{DeviceMemory, GpuMemory};
+
+/// The shared (LDS) aperture, as `AMDKFD_IOC_GET_PROCESS_APERTURES_NEW`
+/// reports it for GFX9 (kfd `MAKE_LDS_APP_BASE_V9`).
+pub(crate) const SHARED_BASE: u64 = crate::device::LDS_BASE_V9;
+/// The private (scratch) aperture (kfd `MAKE_SCRATCH_APP_BASE_V9`).
+pub(crate) const PRIVATE_BASE: u64 = crate::device::SCRATCH_BASE_V9;
+
+/// What the CP computed once for all waves of a dispatch.
+#[derive(Debug)]
+pub(crate) struct Launch {
+    /// Address of the first instruction.
+    pub entry: u64,
+    /// The descriptor.
+    pub kd: DecodedKernelDescriptor,
+    /// User SGPRs, in set-up order (preloaded kernargs included).
+    pub user_sgprs: Vec<u32>,
+    /// Work-group id X/Y/Z SGPRs enabled.
+    pub workgroup_id: [bool; 3],
+    /// Work-group info SGPR enabled.
+    pub workgroup_info: bool,
+    /// Scratch wavefront offset SGPR enabled.
+    pub scratch_wave_offset: bool,
+    /// Work-item id dimensions loaded (1-3).
+    pub workitem_dims: u8,
+    /// Work-item ids packed into v0 (gfx90a, gfx94x).
+    pub packed_workitem_ids: bool,
+    /// VGPRs of a wave (AGPRs included).
+    pub vgprs: usize,
+    /// The initial MODE register.
+    pub mode: u32,
+    /// LDS bytes per workgroup.
+    pub lds_bytes: usize,
+    /// Work-group size.
+    pub workgroup_size: [u32; 3],
+    /// Grid size.
+    pub grid_size: [u32; 3],
+    /// Work-groups per dimension.
+    pub groups: [u32; 3],
+    /// Bytes of scratch per wave (0: the kernel has none).
+    pub scratch_wave_bytes: u64,
+    /// Wave slots the scratch backing memory holds.
+    pub scratch_slots: u64,
+    /// Operand constants for the decoder.
+    pub resolve: Resolve,
+    /// The queue id (HW_ID).
+    pub queue_id: u32,
+}
+
+fn family(p: Processor) -> GpuFamily {
+    match p {
+        Processor::Gfx90a => GpuFamily::Gfx90a,
+        Processor::Gfx942 => GpuFamily::Gfx94x,
+        _ => GpuFamily::Gfx9,
+    }
+}
+
+fn abort(what: impl std::fmt::Display) -> ShaderFault {
+    ShaderFault::Abort(what.to_string())
+}
+
+impl Launch {
+    /// The dispatch's state, from its packet, descriptor and queue.
+    pub fn new(d: &Dispatch<'_>, processor: Processor) -> Result<Self, ShaderFault> {
+        let family = family(processor);
+        let kd = KernelDescriptor::parse(&d.kernel_descriptor)
+            .and_then(|k| k.decode(family))
+            .map_err(|e| abort(format_args!("kernel descriptor: {e}")))?;
+        if kd.wavefront_size != 64 {
+            return Err(abort("wave32 kernels do not run on GFX9"));
+        }
+        let mut entry = d
+            .kernel_object
+            .checked_add_signed(kd.raw.kernel_code_entry_byte_offset)
+            .ok_or_else(|| abort("kernel entry offset overflows"))?;
+        let p = kd.properties;
+        let mut user: Vec<u32> = Vec::with_capacity(16);
+        let pair = |u: &mut Vec<u32>, v: u64| {
+            u.push(v as u32);
+            u.push((v >> 32) as u32);
+        };
+        if p.private_segment_buffer {
+            user.extend_from_slice(&d.scratch.resource_descriptor);
+        }
+        if p.dispatch_ptr {
+            pair(&mut user, d.packet_address);
+        }
+        if p.queue_ptr {
+            pair(&mut user, d.queue_address);
+        }
+        if p.kernarg_segment_ptr {
+            pair(&mut user, d.kernarg_address);
+        }
+        if p.dispatch_id {
+            pair(&mut user, d.packet_id);
+        }
+        if p.flat_scratch_init {
+            // Absolute flat scratch (GFX9): the 64-bit base of the queue's
+            // scratch backing memory; the prolog adds the wave offset.
+            pair(&mut user, d.scratch.backing_memory_location);
+        }
+        let preload = kd.kernarg_preload;
+        if preload.length > 0 {
+            for i in 0..u64::from(preload.length) {
+                let at = d.kernarg_address + (u64::from(preload.offset) + i) * 4;
+                user.push(
+                    d.memory
+                        .load_u32(at, Ordering::Relaxed)
+                        .map_err(ShaderFault::Memory)?,
+                );
+            }
+            // The CP skips the 256-byte compatibility prologue.
+            entry += 256;
+        }
+        let private_size = d.private_segment_size.next_multiple_of(4);
+        if p.private_segment_size {
+            user.push(private_size);
+        }
+        // Only the first 16 user SGPRs are initialised; the rest is the
+        // descriptor's user SGPR count (checked >= required by decode).
+        user.truncate(16);
+        user.resize(usize::from(kd.rsrc2.user_sgpr_count).min(16), 0);
+
+        let r1 = kd.rsrc1;
+        let mode = (r1.float_round_mode_32 as u32)
+            | ((r1.float_round_mode_16_64 as u32) << 2)
+            | ((r1.float_denorm_mode_32 as u32) << 4)
+            | ((r1.float_denorm_mode_16_64 as u32) << 6)
+            | (u32::from(r1.dx10_clamp.unwrap_or(false)) << 8)
+            | (u32::from(r1.ieee_mode.unwrap_or(false)) << 9)
+            | (u32::from(r1.fp16_overflow.unwrap_or(false)) << 23);
+
+        let wg = d.workgroup_size.map(|v| v.max(1));
+        let grid = d.grid_size;
+        let groups = [0, 1, 2].map(|i| grid[i].div_ceil(wg[i]));
+
+        // Scratch: each wave slot gets WAVESIZE KiB (COMPUTE_TMPRING_SIZE
+        // [24:12]) of the queue's backing memory, else 64 lanes' worth.
+        let tmpring = d.scratch.compute_tmpring_size;
+        let lane = u64::from(d.scratch.wave64_lane_byte_size.max(private_size));
+        let wave_bytes = match (tmpring >> 12) & 0x1fff {
+            0 => lane * LANES as u64,
+            kib => u64::from(kib) * 1024,
+        };
+        let uses_scratch = d.private_segment_size > 0 || kd.raw.private_segment_fixed_size > 0;
+        let (scratch_wave_bytes, scratch_slots) = if uses_scratch && wave_bytes > 0 {
+            (
+                wave_bytes,
+                d.scratch.backing_memory_byte_size / wave_bytes.max(1),
+            )
+        } else {
+            (0, 0)
+        };
+
+        let accum_offset = kd.rsrc3.accum_offset().unwrap_or(0);
+        let dims = match kd.rsrc2.workitem_id {
+            WorkitemIdVgprs::X => 1,
+            WorkitemIdVgprs::XY => 2,
+            WorkitemIdVgprs::XYZ => 3,
+        };
+        Ok(Self {
+            entry,
+            user_sgprs: user,
+            workgroup_id: [
+                kd.rsrc2.workgroup_id_x,
+                kd.rsrc2.workgroup_id_y,
+                kd.rsrc2.workgroup_id_z,
+            ],
+            workgroup_info: kd.rsrc2.workgroup_info,
+            scratch_wave_offset: kd.rsrc2.enable_private_segment,
+            workitem_dims: dims,
+            packed_workitem_ids: family.has_gfx90a_insts(),
+            vgprs: usize::from(kd.next_free_vgpr).max(1),
+            mode,
+            lds_bytes: d.group_segment_size as usize,
+            workgroup_size: wg,
+            grid_size: grid,
+            groups,
+            scratch_wave_bytes,
+            scratch_slots,
+            resolve: Resolve {
+                accum_offset,
+                shared_base: SHARED_BASE,
+                private_base: PRIVATE_BASE,
+            },
+            queue_id: d.queue_id,
+            kd,
+        })
+    }
+
+    /// Total work-groups.
+    pub fn group_count(&self) -> u64 {
+        self.groups.iter().map(|&g| u64::from(g)).product()
+    }
+
+    /// The work-group id of linear group `n` (X fastest).
+    pub fn group_id(&self, n: u64) -> [u32; 3] {
+        let gx = u64::from(self.groups[0]);
+        let gy = u64::from(self.groups[1]);
+        [
+            (n % gx) as u32,
+            ((n / gx) % gy) as u32,
+            (n / (gx * gy)) as u32,
+        ]
+    }
+
+    /// The size of work-group `id` (partial at the grid's far edges).
+    pub fn group_size(&self, id: [u32; 3]) -> [u32; 3] {
+        [0, 1, 2].map(|i| {
+            let start = id[i] * self.workgroup_size[i];
+            (self.grid_size[i] - start).min(self.workgroup_size[i])
+        })
+    }
+
+    /// Sets up wave `w` (index `k` of work-group `id`, `waves` in all, of
+    /// `size` work-items) for launch in scratch slot `slot`.
+    pub fn init_wave(
+        &self,
+        w: &mut Wave,
+        id: [u32; 3],
+        size: [u32; 3],
+        k: u32,
+        waves: u32,
+        slot: u64,
+    ) -> Result<(), ShaderFault> {
+        w.reset(self.vgprs);
+        w.mode = self.mode;
+        w.id_in_group = k;
+        let mut s = 0usize;
+        for &v in &self.user_sgprs {
+            w.s[s] = v;
+            s += 1;
+        }
+        for (enabled, id) in self.workgroup_id.iter().zip(id) {
+            if *enabled {
+                w.s[s] = id;
+                s += 1;
+            }
+        }
+        if self.workgroup_info {
+            w.s[s] = (u32::from(k == 0) << 31) | (waves & 0x3f);
+            s += 1;
+        }
+        if self.scratch_wave_offset {
+            let offset = if self.scratch_wave_bytes > 0 {
+                if slot >= self.scratch_slots {
+                    return Err(abort(format_args!(
+                        "scratch backing memory holds {} waves of {} bytes; wave slot {slot} does not fit",
+                        self.scratch_slots, self.scratch_wave_bytes
+                    )));
+                }
+                slot * self.scratch_wave_bytes
+            } else {
+                0
+            };
+            w.s[s] = offset as u32;
+        }
+        // Work-item ids, X fastest over the (possibly partial) group.
+        let items = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]);
+        let first = u64::from(k) * LANES as u64;
+        let mut exec = 0u64;
+        let mut ids = [[0u32; LANES]; 3];
+        for l in 0..LANES {
+            let n = first + l as u64;
+            if n >= items {
+                break;
+            }
+            exec |= 1 << l;
+            let sx = u64::from(size[0]);
+            let sy = u64::from(size[1]);
+            ids[0][l] = (n % sx) as u32;
+            ids[1][l] = ((n / sx) % sy) as u32;
+            ids[2][l] = (n / (sx * sy)) as u32;
+        }
+        w.set_s64(super::program::EXEC, exec);
+        if self.packed_workitem_ids {
+            let v0 = w
+                .vreg_mut(0)
+                .map_err(|_| abort("no VGPR for the work-item ids"))?;
+            for l in 0..LANES {
+                let y = if self.workitem_dims > 1 { ids[1][l] } else { 0 };
+                let z = if self.workitem_dims > 2 { ids[2][l] } else { 0 };
+                v0[l] = ids[0][l] | (y << 10) | (z << 20);
+            }
+        } else {
+            for (d, lanes) in ids.iter().enumerate().take(usize::from(self.workitem_dims)) {
+                let r = w
+                    .vreg_mut(d as u16)
+                    .map_err(|_| abort("no VGPR for the work-item ids"))?;
+                *r = *lanes;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The kernel's symbol name, found in the code object's image in GPU
+/// memory (the loader places the ELF header, program headers and dynamic
+/// symbols at the start of the first `PT_LOAD` segment); else the kernel
+/// object's address. Only used to word a fault.
+pub(crate) fn kernel_name(memory: &GpuMemory, kernel_object: u64) -> String {
+    elf_symbol(memory, kernel_object)
+        .map(|n| n.strip_suffix(".kd").map(str::to_string).unwrap_or(n))
+        .unwrap_or_else(|| format!("at kernel object {kernel_object:#x}"))
+}
+
+fn elf_symbol(memory: &GpuMemory, kernel_object: u64) -> Option<String> {
+    let u64_at = |va: u64| -> Option<u64> {
+        let mut b = [0u8; 8];
+        memory.read_bytes(va, &mut b).ok()?;
+        Some(u64::from_le_bytes(b))
+    };
+    let u32_at = |va: u64| u64_at(va).map(|v| v as u32);
+    // The image base: the closest page at or below the descriptor with the
+    // ELF magic, within 64 MiB.
+    let mut base = kernel_object & !0xfff;
+    let mut tries = 0;
+    loop {
+        let magic = u32_at(base)?;
+        if magic == 0x464c_457f {
+            break;
+        }
+        tries += 1;
+        if tries > 16384 || base < 0x1000 {
+            return None;
+        }
+        base -= 0x1000;
+    }
+    let phoff = u64_at(base + 0x20)?;
+    let phnum = u64::from(u32_at(base + 0x38)? & 0xffff);
+    let phentsize = u64::from(u32_at(base + 0x36)? & 0xffff);
+    let dynamic = (0..phnum.min(64)).find_map(|i| {
+        let ph = base + phoff + i * phentsize;
+        (u32_at(ph)? == 2).then(|| u64_at(ph + 16)).flatten()
+    })?;
+    let (mut symtab, mut strtab, mut strsz) = (0, 0, 0);
+    for i in 0..256 {
+        let tag = u64_at(base + dynamic + i * 16)?;
+        let val = u64_at(base + dynamic + i * 16 + 8)?;
+        match tag {
+            0 => break,
+            5 => strtab = val,
+            6 => symtab = val,
+            10 => strsz = val,
+            _ => {}
+        }
+    }
+    if symtab == 0 || strtab <= symtab {
+        return None;
+    }
+    let count = ((strtab - symtab) / 24).min(65536);
+    let target = kernel_object.checked_sub(base)?;
+    for i in 0..count {
+        let sym = base + symtab + i * 24;
+        if u64_at(sym + 8)? != target {
+            continue;
+        }
+        let name = u64::from(u32_at(sym)?);
+        if name >= strsz {
+            continue;
+        }
+        let mut bytes = Vec::new();
+        for j in 0..(strsz - name).min(1024) {
+            let mut b = [0u8];
+            memory.read_bytes(base + strtab + name + j, &mut b).ok()?;
+            if b[0] == 0 {
+                break;
+            }
+            bytes.push(b[0]);
+        }
+        return String::from_utf8(bytes).ok();
+    }
+    None
+}

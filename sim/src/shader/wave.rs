@@ -1,0 +1,303 @@
+//! One wavefront's architectural state: the scalar file, the VGPR file
+//! (lanes as `[u32; 64]` arrays, AGPRs after `accum_offset`), SCC, the
+//! MODE and TRAPSTS registers, where it is in the program, and the
+//! operand access every family shares (EXEC applied once per instruction
+//! by the writers here).
+
+use std::sync::Arc;
+
+use isa::FloatConst;
+
+use super::Fault;
+use super::program::{Block, Dst, EXEC, M0, SCALAR_FILE, Src, VCC};
+
+/// Lanes of a wave64.
+pub(crate) const LANES: usize = 64;
+
+/// One VGPR: a dword per lane.
+pub(crate) type Lanes = [u32; LANES];
+
+/// Why a wave is not running.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WaveState {
+    /// Ready to run.
+    Ready,
+    /// Waiting at `s_barrier` for the rest of its workgroup.
+    Barrier,
+    /// Ended (`s_endpgm`).
+    Done,
+}
+
+/// How a source is read: its type decides the inline float constants and
+/// how a 32-bit literal widens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ty {
+    /// 32-bit integer or bits.
+    B32,
+    /// 32-bit float.
+    F32,
+    /// 16-bit float (constants as f16 bits).
+    F16,
+    /// 64-bit integer: a literal is zero-extended.
+    B64,
+    /// 64-bit float: a literal is the high dword.
+    F64,
+}
+
+/// A wavefront.
+#[derive(Debug)]
+pub(crate) struct Wave {
+    /// The scalar register file, indexed by operand code.
+    pub s: [u32; SCALAR_FILE],
+    /// The VGPR file (AGPRs from `accum_offset`).
+    pub v: Vec<Lanes>,
+    /// SCC.
+    pub scc: bool,
+    /// The MODE register (float round and denormal modes, DX10 clamp, IEEE).
+    pub mode: u32,
+    /// TRAPSTS.
+    pub trapsts: u32,
+    /// The block being run and the index in it.
+    pub block: Option<Arc<Block>>,
+    /// Index of the next instruction in `block`.
+    pub index: usize,
+    /// Run state.
+    pub state: WaveState,
+    /// Wave index in its workgroup.
+    pub id_in_group: u32,
+    /// Hardware slot for HW_ID (wave id, SIMD, CU).
+    pub hw_id: u32,
+    /// Instructions executed (for the watchdog and coverage).
+    pub executed: u64,
+}
+
+impl Wave {
+    /// A wave with `vgprs` VGPRs (AGPRs included), all zero.
+    pub fn new(vgprs: usize) -> Self {
+        Self {
+            s: [0; SCALAR_FILE],
+            v: vec![[0; LANES]; vgprs],
+            scc: false,
+            mode: 0,
+            trapsts: 0,
+            block: None,
+            index: 0,
+            state: WaveState::Ready,
+            id_in_group: 0,
+            hw_id: 0,
+            executed: 0,
+        }
+    }
+
+    /// Resets for a new launch, keeping the allocations.
+    pub fn reset(&mut self, vgprs: usize) {
+        self.s = [0; SCALAR_FILE];
+        self.v.resize(vgprs, [0; LANES]);
+        for r in &mut self.v {
+            *r = [0; LANES];
+        }
+        self.scc = false;
+        self.mode = 0;
+        self.trapsts = 0;
+        self.block = None;
+        self.index = 0;
+        self.state = WaveState::Ready;
+        self.executed = 0;
+    }
+
+    /// EXEC.
+    #[inline]
+    pub fn exec(&self) -> u64 {
+        self.s64(EXEC)
+    }
+
+    /// VCC.
+    #[inline]
+    pub fn vcc(&self) -> u64 {
+        self.s64(VCC)
+    }
+
+    /// M0.
+    #[inline]
+    pub fn m0(&self) -> u32 {
+        self.s[M0 as usize]
+    }
+
+    /// The 64-bit scalar pair at `i`.
+    #[inline]
+    pub fn s64(&self, i: u8) -> u64 {
+        let i = usize::from(i);
+        u64::from(self.s[i]) | (u64::from(self.s[(i + 1) % SCALAR_FILE]) << 32)
+    }
+
+    /// Writes the pair at `i`.
+    #[inline]
+    pub fn set_s64(&mut self, i: u8, v: u64) {
+        let i = usize::from(i);
+        self.s[i] = v as u32;
+        self.s[(i + 1) % SCALAR_FILE] = (v >> 32) as u32;
+    }
+
+    fn vreg(&self, i: u16) -> Result<&Lanes, Fault> {
+        self.v
+            .get(usize::from(i))
+            .ok_or_else(|| Fault::Abort(format!("v{i} is past the wave's {} VGPRs", self.v.len())))
+    }
+
+    /// VGPR `i` for writing.
+    #[inline]
+    pub fn vreg_mut(&mut self, i: u16) -> Result<&mut Lanes, Fault> {
+        let n = self.v.len();
+        self.v
+            .get_mut(usize::from(i))
+            .ok_or_else(|| Fault::Abort(format!("v{i} is past the wave's {n} VGPRs")))
+    }
+
+    /// VGPR `i` (read).
+    #[inline]
+    pub fn vget(&self, i: u16) -> Result<&Lanes, Fault> {
+        self.vreg(i)
+    }
+
+    /// A scalar or constant source as 32 bits.
+    #[inline]
+    pub fn scalar32(&self, src: Src, ty: Ty) -> u32 {
+        match src {
+            Src::S(i) => self.s[usize::from(i)],
+            Src::Int(v) => v as i32 as u32,
+            Src::Float(f) => float_const(f, ty) as u32,
+            Src::Lit(v) => v,
+            Src::Scc => u32::from(self.scc),
+            Src::Vccz => u32::from(self.vcc() == 0),
+            Src::Execz => u32::from(self.exec() == 0),
+            Src::Aperture(a) => (a >> 32) as u32,
+            Src::None | Src::Zero | Src::PopsWaveId | Src::V(_) => 0,
+        }
+    }
+
+    /// A scalar or constant source as 64 bits.
+    #[inline]
+    pub fn scalar64(&self, src: Src, ty: Ty) -> u64 {
+        match src {
+            Src::S(i) => self.s64(i),
+            Src::Int(v) => v as i64 as u64,
+            Src::Float(f) => float_const(f, ty),
+            Src::Lit(v) => match ty {
+                Ty::F64 => u64::from(v) << 32,
+                _ => u64::from(v),
+            },
+            Src::Aperture(a) => a,
+            other => u64::from(self.scalar32(other, ty)),
+        }
+    }
+
+    /// A source as 32 bits per lane.
+    #[inline]
+    pub fn read32(&self, src: Src, ty: Ty) -> Result<Lanes, Fault> {
+        match src {
+            Src::V(i) => Ok(*self.vreg(i)?),
+            other => Ok([self.scalar32(other, ty); LANES]),
+        }
+    }
+
+    /// A source as 64 bits per lane (a VGPR pair or a 64-bit scalar).
+    #[inline]
+    pub fn read64(&self, src: Src, ty: Ty) -> Result<[u64; LANES], Fault> {
+        match src {
+            Src::V(i) => {
+                let lo = self.vreg(i)?;
+                let hi = self.vreg(i + 1)?;
+                let mut out = [0u64; LANES];
+                for l in 0..LANES {
+                    out[l] = u64::from(lo[l]) | (u64::from(hi[l]) << 32);
+                }
+                Ok(out)
+            }
+            other => Ok([self.scalar64(other, ty); LANES]),
+        }
+    }
+
+    /// Writes `val` to the lanes of VGPR `dst` that EXEC enables.
+    #[inline]
+    pub fn write32(&mut self, dst: Dst, val: &Lanes) -> Result<(), Fault> {
+        let exec = self.exec();
+        match dst {
+            Dst::V(i) => {
+                let r = self.vreg_mut(i)?;
+                if exec == u64::MAX {
+                    *r = *val;
+                } else {
+                    for l in 0..LANES {
+                        if exec >> l & 1 != 0 {
+                            r[l] = val[l];
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Dst::Null | Dst::None => Ok(()),
+            Dst::S(_) => Err(Fault::Abort("a vector result names an SGPR".into())),
+        }
+    }
+
+    /// Writes `val` to the VGPR pair at `dst` in the lanes EXEC enables.
+    #[inline]
+    pub fn write64(&mut self, dst: Dst, val: &[u64; LANES]) -> Result<(), Fault> {
+        let Dst::V(i) = dst else {
+            return self.write32(dst, &[0; LANES]).map(|_| ());
+        };
+        let exec = self.exec();
+        let n = self.v.len();
+        if usize::from(i) + 1 >= n {
+            return Err(Fault::Abort(format!(
+                "v[{i}:{}] is past the wave's {n} VGPRs",
+                i + 1
+            )));
+        }
+        let (lo, hi) = self.v.split_at_mut(usize::from(i) + 1);
+        let lo = &mut lo[usize::from(i)];
+        let hi = &mut hi[0];
+        for l in 0..LANES {
+            if exec >> l & 1 != 0 {
+                lo[l] = val[l] as u32;
+                hi[l] = (val[l] >> 32) as u32;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a scalar destination.
+    #[inline]
+    pub fn write_s32(&mut self, dst: Dst, v: u32) {
+        if let Dst::S(i) = dst {
+            self.s[usize::from(i)] = v;
+        }
+    }
+
+    /// Writes a 64-bit scalar destination.
+    #[inline]
+    pub fn write_s64(&mut self, dst: Dst, v: u64) {
+        if let Dst::S(i) = dst {
+            self.set_s64(i, v);
+        }
+    }
+
+    /// Writes a lane mask (VOPC, carry-out) to a scalar destination; lanes
+    /// EXEC disables read as 0 (AMD GCN3/Vega ISA: "inactive lanes write 0").
+    #[inline]
+    pub fn write_mask(&mut self, dst: Dst, mask: u64) {
+        let v = mask & self.exec();
+        self.write_s64(dst, v);
+    }
+}
+
+/// The bits of an inline float constant for an operand of type `ty`.
+pub(crate) fn float_const(f: FloatConst, ty: Ty) -> u64 {
+    match ty {
+        // 64-bit operands read the f64 encoding, integer or not (LLVM's
+        // isInlinableLiteral64); 32-bit operands the f32 bits.
+        Ty::F64 | Ty::B64 => f.f64_bits(),
+        Ty::F16 => u64::from(f.f16_bits()),
+        Ty::B32 | Ty::F32 => u64::from(f.f32_bits()),
+    }
+}
