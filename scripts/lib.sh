@@ -36,5 +36,19 @@ ensure_packages() {
 # - gcc: the C compiler for those probes;
 # - clang-19, lld-19, llvm-19: build and decode real AMDGPU code objects;
 # - libamd-comgr-dev: ROCm's amd_comgr, the metadata benchmark's reference;
-# - python3: a second, outside JSON parser for `hsa topology --json`.
-TEST_PACKAGES=(gcc libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3)
+# - python3: a second, outside JSON parser for `hsa topology --json`;
+# - qemu-system-arm: qemu-system-aarch64, which runs examples/firmware-aarch64.
+TEST_PACKAGES=(gcc libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 qemu-system-arm)
+
+# ensure_rust_targets TARGET...: installs the rustup targets that are missing
+# (the bare-metal builds of the cores, the firmware example).
+ensure_rust_targets() {
+    local installed missing=()
+    installed=$(rustup target list --installed)
+    for t in "$@"; do
+        grep -qxF "$t" <<<"$installed" || missing+=("$t")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "scripts: installing Rust targets: ${missing[*]}" >&2
+    rustup target add "${missing[@]}" >&2
+}
