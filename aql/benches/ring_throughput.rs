@@ -77,7 +77,7 @@ fn run_ring(producers: u64, per_producer: u64, fetch_add: bool) -> Duration {
                     if let Ok(Packet::KernelDispatch(k)) = f.packet {
                         sum = sum.wrapping_add(k.kernarg_address);
                     }
-                    pp.complete(f.completion);
+                    pp.complete(f.completion).unwrap();
                     got += 1;
                     b = Backoff(0);
                 }

@@ -154,14 +154,14 @@ fn main() {
                             f.id,
                             e.hsa_status()
                         );
-                        pp.complete(f.completion);
+                        pp.complete(f.completion).expect("a token of this packet processor");
                         continue;
                     }
                 }
                 if let Some(signal) = f.packet.as_ref().ok().and_then(|p| signals.get(p.completion_signal())) {
                     signal.fetch_sub(1, Ordering::Release);
                 }
-                pp.complete(f.completion);
+                pp.complete(f.completion).expect("a token of this packet processor");
                 processed += 1;
             }
             (processed, rejected)

@@ -288,3 +288,40 @@ impl fmt::Display for QueueError {
 }
 
 impl core::error::Error for QueueError {}
+
+/// A [`Completion`](crate::queue::Completion) token given back to a packet
+/// processor that did not hand it out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum CompletionError {
+    /// The token belongs to another packet processor (of another ring, or
+    /// an earlier processor of the same ring). Nothing was completed: the
+    /// in-flight count that barrier packets wait on is unchanged.
+    ForeignToken {
+        /// The packet the token completes.
+        packet_id: u64,
+        /// [`PacketProcessor::processor_id`](crate::queue::PacketProcessor::processor_id)
+        /// of the processor that handed the token out.
+        token_processor: u64,
+        /// The id of the processor it was given to.
+        processor: u64,
+    },
+}
+
+impl fmt::Display for CompletionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::ForeignToken {
+                packet_id,
+                token_processor,
+                processor,
+            } => write!(
+                f,
+                "completion of packet {packet_id}: the token was handed out by another packet \
+                 processor (#{token_processor}), not by this one (#{processor})"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for CompletionError {}

@@ -28,7 +28,7 @@ pub mod queue;
 pub mod sync;
 
 pub use doorbell::Doorbell;
-pub use error::{PacketError, QueueError};
+pub use error::{CompletionError, PacketError, QueueError};
 pub use header::{FenceScope, KernelDispatchSetup, PacketHeader, PacketType};
 pub use packet::{
     AgentDispatchPacket, AmdBarrierValuePacket, AmdPacketType, AqlPacket, BarrierAndPacket,

@@ -56,7 +56,7 @@ fn consume(shared: &Shared, n: usize) -> Vec<u64> {
         match pp.poll() {
             Poll::Ready(f) => {
                 tags.push(tag_of(&f.packet.expect("valid packet")));
-                pp.complete(f.completion);
+                pp.complete(f.completion).unwrap();
             }
             Poll::Empty | Poll::Barrier { .. } => loom::thread::yield_now(),
         }

@@ -80,7 +80,7 @@ fn publish_then_consume_in_order() {
             "consumed slot is INVALID again"
         );
         assert_eq!(ring.load_read_index(LoadOrder::Acquire), i + 1);
-        pp.complete(f.completion);
+        pp.complete(f.completion).unwrap();
     }
     assert!(matches!(pp.poll(), Poll::Empty));
 }
@@ -119,7 +119,7 @@ fn a_full_ring_is_never_overwritten() {
             *waited.borrow_mut() += 1;
             if let Poll::Ready(f) = pp.poll() {
                 consumed.borrow_mut().push(f.packet.unwrap());
-                pp.complete(f.completion);
+                pp.complete(f.completion).unwrap();
             }
         })
         .unwrap();
@@ -160,9 +160,9 @@ fn dropped_reservation_fills_holes_with_noops() {
             }
             other => panic!("expected a no-op barrier, got {other:?}"),
         }
-        pp.complete(f.completion);
+        pp.complete(f.completion).unwrap();
     }
-    pp.complete(first.completion);
+    pp.complete(first.completion).unwrap();
 }
 
 #[test]
@@ -183,22 +183,22 @@ fn barrier_bit_waits_for_earlier_packets() {
     let a = expect_ready(pp.poll());
     let b = expect_ready(pp.poll());
     assert!(matches!(pp.poll(), Poll::Barrier { in_flight: 2 }));
-    pp.complete(b.completion);
+    pp.complete(b.completion).unwrap();
     assert!(matches!(pp.poll(), Poll::Barrier { in_flight: 1 }));
     assert_eq!(
         ring.load_read_index(LoadOrder::Relaxed),
         2,
         "the barrier packet is not consumed"
     );
-    pp.complete(a.completion);
+    pp.complete(a.completion).unwrap();
     let c = expect_ready(pp.poll());
     assert_eq!(c.id, 2);
     // A packet without the barrier bit starts while the barrier packet runs.
     let d = expect_ready(pp.poll());
     assert_eq!(d.id, 3);
     assert_eq!(pp.in_flight(), 2);
-    pp.complete(c.completion);
-    pp.complete(d.completion);
+    pp.complete(c.completion).unwrap();
+    pp.complete(d.completion).unwrap();
 }
 
 #[test]
@@ -221,10 +221,10 @@ fn malformed_packets_are_handed_out_as_errors_and_consumed() {
     let bad = expect_ready(pp.poll());
     assert_eq!(bad.packet, Err(PacketError::UnknownPacketType(0x77)));
     assert_eq!(bad.words, words);
-    pp.complete(bad.completion);
+    pp.complete(bad.completion).unwrap();
     let good = expect_ready(pp.poll());
     assert!(good.packet.is_ok());
-    pp.complete(good.completion);
+    pp.complete(good.completion).unwrap();
 }
 
 #[test]
@@ -274,8 +274,98 @@ fn ring_over_an_amd_queue_uses_its_dispatch_ids() {
     let mut pp = ring.packet_processor().unwrap();
     drop(ring.try_reserve(1).unwrap());
     let f = expect_ready(pp.poll());
-    pp.complete(f.completion);
+    pp.complete(f.completion).unwrap();
     drop(pp);
     assert_eq!(q.write_dispatch_id.load(Ordering::Relaxed), 1);
     assert_eq!(q.read_dispatch_id.load(Ordering::Relaxed), 1);
+}
+
+/// A completion token names the packet processor that handed it out: given
+/// to another processor (of another ring, or a later processor of the same
+/// ring) it is refused with a typed error, and the other processor's
+/// in-flight count, which its barrier packets wait on, is untouched.
+#[test]
+fn a_completion_token_of_another_processor_is_refused() {
+    let (s1, s2): ([PacketSlot; 4], [PacketSlot; 4]) = (slots(), slots());
+    let (w1, r1) = (AtomicU64::new(0), AtomicU64::new(0));
+    let (w2, r2) = (AtomicU64::new(0), AtomicU64::new(0));
+    let ring1 = Ring::new(&s1, &w1, &r1, NoDoorbell).unwrap();
+    let ring2 = Ring::new(&s2, &w2, &r2, NoDoorbell).unwrap();
+    let mut with_barrier = dispatch(1);
+    with_barrier.header = with_barrier.header.with_barrier(true);
+    {
+        let mut res = ring2.try_reserve(2).unwrap();
+        res.push(&dispatch(0)).unwrap();
+        res.push(&with_barrier).unwrap();
+    }
+    ring1.try_reserve(1).unwrap().push(&dispatch(7)).unwrap();
+
+    let mut pp1 = ring1.packet_processor().unwrap();
+    let mut pp2 = ring2.packet_processor().unwrap();
+    assert_ne!(pp1.processor_id(), pp2.processor_id());
+    let own = expect_ready(pp2.poll());
+    let foreign = expect_ready(pp1.poll());
+    assert!(matches!(pp2.poll(), Poll::Barrier { in_flight: 1 }));
+
+    let r = pp2.complete(foreign.completion);
+    // The barrier packet must still wait for packet 0 of ring 2.
+    assert!(matches!(pp2.poll(), Poll::Barrier { in_flight: 1 }));
+    assert_eq!(pp2.in_flight(), 1);
+    assert_eq!(pp1.in_flight(), 1, "the token went nowhere");
+    let err = r.unwrap_err();
+    assert_eq!(
+        err,
+        aql::error::CompletionError::ForeignToken {
+            packet_id: 0,
+            token_processor: pp1.processor_id(),
+            processor: pp2.processor_id(),
+        }
+    );
+    let msg = err.to_string();
+    assert!(
+        msg.contains("packet 0") && msg.contains("another packet processor"),
+        "{msg}"
+    );
+
+    assert_eq!(pp2.complete(own.completion), Ok(()));
+    let barrier = expect_ready(pp2.poll());
+    assert_eq!(barrier.id, 1);
+    assert_eq!(pp2.complete(barrier.completion), Ok(()));
+}
+
+/// A token outliving its processor does not complete a packet of the next
+/// processor of the same ring.
+#[test]
+fn a_token_of_an_earlier_processor_of_the_same_ring_is_refused() {
+    let s: [PacketSlot; 4] = slots();
+    let (w, r) = (AtomicU64::new(0), AtomicU64::new(0));
+    let ring = Ring::new(&s, &w, &r, NoDoorbell).unwrap();
+    let mut with_barrier = dispatch(2);
+    with_barrier.header = with_barrier.header.with_barrier(true);
+    {
+        let mut res = ring.try_reserve(3).unwrap();
+        res.push(&dispatch(0)).unwrap();
+        res.push(&dispatch(1)).unwrap();
+        res.push(&with_barrier).unwrap();
+    }
+    let (old_id, stale) = {
+        let mut first = ring.packet_processor().unwrap();
+        (first.processor_id(), expect_ready(first.poll()).completion)
+    };
+    let mut second = ring.packet_processor().unwrap();
+    assert_ne!(second.processor_id(), old_id);
+    let one = expect_ready(second.poll());
+    assert_eq!(one.id, 1);
+    assert!(matches!(second.poll(), Poll::Barrier { in_flight: 1 }));
+    assert_eq!(
+        second.complete(stale),
+        Err(aql::error::CompletionError::ForeignToken {
+            packet_id: 0,
+            token_processor: old_id,
+            processor: second.processor_id(),
+        })
+    );
+    assert!(matches!(second.poll(), Poll::Barrier { in_flight: 1 }));
+    second.complete(one.completion).unwrap();
+    assert_eq!(expect_ready(second.poll()).id, 2);
 }

@@ -89,7 +89,7 @@ fn every_packet_arrives_exactly_once_in_reservation_order() {
                     assert_eq!(n, in_flight.len() as u64);
                     barriers_held += 1;
                     while let Some(c) = in_flight.pop_front() {
-                        pp.complete(c);
+                        pp.complete(c).unwrap();
                     }
                 }
                 Poll::Ready(f) => {
@@ -116,13 +116,13 @@ fn every_packet_arrives_exactly_once_in_reservation_order() {
                     expected_id += 1;
                     in_flight.push_back(f.completion);
                     if in_flight.len() > 3 {
-                        pp.complete(in_flight.pop_front().unwrap());
+                        pp.complete(in_flight.pop_front().unwrap()).unwrap();
                     }
                 }
             }
         }
         while let Some(c) = in_flight.pop_front() {
-            pp.complete(c);
+            pp.complete(c).unwrap();
         }
         assert_eq!(next_seq, [PER_PRODUCER; PRODUCERS as usize]);
         assert!(barriers_held > 0, "the barrier path was exercised");

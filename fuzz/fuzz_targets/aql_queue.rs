@@ -47,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
                     }
                     let decoded: Result<Packet, _> = Packet::decode(&f.words);
                     assert_eq!(decoded, f.packet);
-                    pp.complete(f.completion);
+                    pp.complete(f.completion).unwrap();
                 }
                 Poll::Barrier { .. } | Poll::Empty => break,
             }

@@ -249,12 +249,16 @@ impl Kfd<RealDevice> {
     /// [`Error::PermissionDenied`] when the user is not in the `render` and
     /// `video` groups.
     pub fn open() -> Result<Self> {
-        let fd = rustix::fs::open(
-            KFD_DEVICE_PATH,
-            OFlags::RDWR | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(Error::from_open_errno)?;
+        Self::open_path(KFD_DEVICE_PATH)
+    }
+
+    /// [`open`](Self::open) for a KFD device node at another path (a
+    /// container's bind mount, or a test's path that does not exist). The
+    /// errors are `open`'s, classified the same way; their messages name
+    /// `/dev/kfd`, the node `path` stands for.
+    pub fn open_path(path: impl AsRef<std::path::Path>) -> Result<Self> {
+        let fd = rustix::fs::open(path.as_ref(), OFlags::RDWR | OFlags::CLOEXEC, Mode::empty())
+            .map_err(Error::from_open_errno)?;
         Self::from_fd(fd)
     }
 

@@ -50,6 +50,7 @@
 #[macro_use]
 mod fmt;
 
+#[macro_use]
 mod sync;
 
 pub mod host;
@@ -59,30 +60,24 @@ pub mod protocol;
 mod doorbell;
 #[cfg(not(loom))]
 mod pool;
-#[cfg(not(loom))]
 pub mod raw;
-#[cfg(not(loom))]
 #[allow(unsafe_code)]
 mod signal;
-#[cfg(not(loom))]
 mod timestamp;
-#[cfg(not(loom))]
 mod wait;
 
 pub use host::{BlockOn, Blocker, Clock, EventNotifier, MAX_BLOCK_ANY, SignalHost};
+#[cfg(loom)]
+pub use protocol::LoomMutation;
 pub use protocol::{AnyRegistration, Registration, WakeState};
 
 #[cfg(not(loom))]
 pub use doorbell::{DoorbellError, DoorbellSignal};
 #[cfg(not(loom))]
-pub use pool::{PoolExhausted, PooledSignal, SignalPool};
-#[cfg(not(loom))]
+pub use pool::{PoolExhausted, PoolHandle, PoolHandleError, PooledSignal, SignalPool};
 pub use raw::{AmdSignal, SignalKind, UnknownSignalKind};
-#[cfg(not(loom))]
 pub use signal::{LoadOrder, RmwOrder, Signal, SignalHandleError, SignalStorage, StoreOrder};
-#[cfg(not(loom))]
 pub use timestamp::{ClockCounters, ClockSync, ProfilingTime, TimestampError};
-#[cfg(not(loom))]
 pub use wait::{
     Condition, HSA_SIGNAL_CONDITION_EQ, HSA_SIGNAL_CONDITION_GTE, HSA_SIGNAL_CONDITION_LT,
     HSA_SIGNAL_CONDITION_NE, HSA_WAIT_STATE_ACTIVE, HSA_WAIT_STATE_BLOCKED, TIMEOUT_INFINITE,

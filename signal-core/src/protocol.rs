@@ -21,7 +21,9 @@
 //! registration, so the setter bumps `seq`; the waiter's `s` was read before
 //! its fence and hence before that bump, so the futex check `seq == s`
 //! fails or the sleeper is already queued when the wake comes. The
-//! `loom` model in `tests/loom.rs` checks exactly these functions.
+//! `loom` model in `tests/loom.rs` runs `Signal`'s real operations and
+//! waits over these functions, and, with a [`LoomMutation`] (loom builds
+//! only) that leaves a fence out, must find the lost wake-up.
 //!
 //! The sequence wraps after 2^32 wakes; a waiter would miss a wake only if
 //! exactly 2^32 of them happened between its read of `seq` and the kernel's
@@ -36,25 +38,35 @@ use crate::sync::{AtomicU32, Ordering, fence};
 pub struct WakeState {
     waiters: AtomicU32,
     seq: AtomicU32,
+    #[cfg(loom)]
+    mutation: LoomMutation,
+}
+
+/// Loom builds only: a fence of the protocol to leave out, so the model
+/// test can show that loom finds the lost wake-up each one prevents (a
+/// mutation of the shipped code, not a re-implementation of it).
+#[cfg(loom)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoomMutation {
+    /// The protocol as shipped.
+    None,
+    /// [`WakeState::notify`] without its `SeqCst` fence.
+    NoSetterFence,
+    /// The waiter's snapshot without its `SeqCst` fence.
+    NoWaiterFence,
 }
 
 impl WakeState {
+    const_unless_loom! {
     /// No waiters, sequence zero.
-    #[cfg(not(loom))]
-    pub const fn new() -> Self {
-        Self {
-            waiters: AtomicU32::new(0),
-            seq: AtomicU32::new(0),
-        }
-    }
-
-    /// No waiters, sequence zero.
-    #[cfg(loom)]
     pub fn new() -> Self {
         Self {
             waiters: AtomicU32::new(0),
             seq: AtomicU32::new(0),
+            #[cfg(loom)]
+            mutation: LoomMutation::None,
         }
+    }
     }
 
     /// The setter's half: call after every change of the signal value.
@@ -62,7 +74,7 @@ impl WakeState {
     /// when there are none.
     #[inline]
     pub fn notify<B: Blocker + ?Sized>(&self, host: &B) {
-        fence(Ordering::SeqCst);
+        self.setter_fence();
         if self.waiters.load(Ordering::Relaxed) != 0 {
             self.seq.fetch_add(1, Ordering::Release);
             host.wake_all(&self.seq);
@@ -75,6 +87,33 @@ impl WakeState {
     pub fn register(&self) -> Registration<'_> {
         self.add_waiter();
         Registration { state: self }
+    }
+
+    /// Loom builds only: this wake state with `mutation` applied.
+    #[cfg(loom)]
+    pub fn with_mutation(mut self, mutation: LoomMutation) -> Self {
+        self.mutation = mutation;
+        self
+    }
+
+    /// The setter's fence, between the value change and the `waiters` read.
+    #[inline]
+    fn setter_fence(&self) {
+        #[cfg(loom)]
+        if self.mutation == LoomMutation::NoSetterFence {
+            return;
+        }
+        fence(Ordering::SeqCst);
+    }
+
+    /// The waiter's fence, between the `seq` read and the value read.
+    #[inline]
+    fn waiter_fence(&self) {
+        #[cfg(loom)]
+        if self.mutation == LoomMutation::NoWaiterFence {
+            return;
+        }
+        fence(Ordering::SeqCst);
     }
 
     /// The waiter count (diagnostics and tests).
@@ -126,7 +165,7 @@ impl Registration<'_> {
     #[inline]
     pub fn snapshot(&self) -> u32 {
         let s = self.state.sequence();
-        fence(Ordering::SeqCst);
+        self.state.waiter_fence();
         s
     }
 
@@ -173,7 +212,12 @@ impl<'e, T> AnyRegistration<'e, T> {
                 expected: wake.sequence(),
             });
         }
-        fence(Ordering::SeqCst);
+        // One fence for all the words (the first signal's, which a loom
+        // mutation may leave out).
+        match self.items.first() {
+            Some(first) => (self.state)(first).waiter_fence(),
+            None => fence(Ordering::SeqCst),
+        }
     }
 }
 

@@ -2,11 +2,11 @@
 //! of the HSA signal API (HSA runtime specification 1.2, section 2.6).
 
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicU64, Ordering};
 
 use crate::host::SignalHost;
 use crate::protocol::WakeState;
 use crate::raw::{AMD_SIGNAL_ALIGN_BYTES, AMD_SIGNAL_KIND_USER, AmdSignal, AmdSignalKind64};
+use crate::sync::{AtomicI64, AtomicU64, Ordering};
 
 /// The memory orders of the HSA load operations (`hsa_signal_load_relaxed`,
 /// `hsa_signal_load_scacquire`) and of waits.
@@ -162,13 +162,15 @@ pub struct SignalStorage {
 const _: () = assert!(core::mem::offset_of!(SignalStorage, amd) == 0);
 
 impl SignalStorage {
+    const_unless_loom! {
     /// A user signal (`AMD_SIGNAL_KIND_USER`) holding `initial`.
-    pub const fn new(initial: i64) -> Self {
+    pub fn new(initial: i64) -> Self {
         Self {
             amd: AmdSignal::with(AMD_SIGNAL_KIND_USER, initial),
             wake: WakeState::new(),
             mailbox: None,
         }
+    }
     }
 
     /// An interrupt signal: a user signal whose every value change also
@@ -203,11 +205,15 @@ impl SignalStorage {
         &self.amd
     }
 
-    /// The `hsa_signal_t` handle: the address of the `amd_signal_t`
-    /// (exposed, so [`from_handle`](Self::from_handle) may turn it back
-    /// into a reference).
+    /// The `hsa_signal_t` handle: the address of the `amd_signal_t`, which
+    /// is also the address of the whole storage (`amd` is at offset 0).
+    /// The provenance of the whole storage is exposed, so
+    /// [`from_handle`](Self::from_handle) may turn it back into a reference
+    /// to all of it (exposing only the `amd` field's, as before, made that
+    /// reference reach past what the exposed pointer may access, which
+    /// Miri reports).
     pub fn handle(&self) -> u64 {
-        core::ptr::from_ref(&self.amd).expose_provenance() as u64
+        core::ptr::from_ref(self).expose_provenance() as u64
     }
 
     /// The storage behind an `hsa_signal_t` handle (as found in an AQL
@@ -215,10 +221,18 @@ impl SignalStorage {
     /// 64-byte aligned and that its `amd_signal_t` is of kind
     /// `AMD_SIGNAL_KIND_USER`.
     ///
+    /// For signals of a [`SignalPool`](crate::SignalPool),
+    /// [`SignalPool::lookup`](crate::SignalPool::lookup) and
+    /// [`SignalPool::get`](crate::SignalPool::get) do the same without
+    /// `unsafe` and also refuse a freed signal.
+    ///
     /// # Safety
     ///
     /// A non-null, aligned `handle` must be the [`handle`](Self::handle) of
-    /// a `SignalStorage` that is not moved or dropped during `'a`.
+    /// a `SignalStorage` that is not moved, dropped, or written through a
+    /// `&mut` during `'a`. A slot of a `SignalPool` qualifies for as long
+    /// as the pool lives (reuse re-initialises it through `&`); the
+    /// reference then names whatever signal the slot holds.
     pub unsafe fn from_handle<'a>(handle: u64) -> Result<&'a Self, SignalHandleError> {
         if handle == 0 {
             return Err(SignalHandleError::Null);
@@ -236,6 +250,14 @@ impl SignalStorage {
             AMD_SIGNAL_KIND_USER => Ok(storage),
             kind => Err(SignalHandleError::NotAUserSignal { kind }),
         }
+    }
+
+    /// Loom builds only: this signal with a fence of the wake protocol left
+    /// out (see [`LoomMutation`](crate::protocol::LoomMutation)).
+    #[cfg(loom)]
+    pub fn with_mutation(mut self, mutation: crate::protocol::LoomMutation) -> Self {
+        self.wake = self.wake.with_mutation(mutation);
+        self
     }
 
     /// The host-side wake state.
@@ -257,14 +279,32 @@ impl SignalStorage {
         }
     }
 
-    /// Restores a freshly created state (used when a pool slot is reused;
-    /// needs exclusive access so no waiter can be registered).
-    pub(crate) fn reset(&mut self, initial: i64) {
-        *self = Self::new(initial);
+    /// Makes a user signal holding `initial` again, as [`new`](Self::new)
+    /// does, with atomic stores through `&self` (a reused pool slot), so a
+    /// reference another thread still holds to it stays sound.
+    ///
+    /// The wake state is kept: a waiter still registered from the previous
+    /// life unregisters itself, and the wake sequence may hold any value.
+    /// The host-side mailbox is not touched: pool slots are made by
+    /// [`new`](Self::new) and never have one.
+    #[cfg(not(loom))]
+    pub(crate) fn reinitialize(&self, initial: i64) {
+        let amd = &self.amd;
+        amd.kind.store(AMD_SIGNAL_KIND_USER, Ordering::Relaxed);
+        amd.value.store(initial, Ordering::Relaxed);
+        amd.event_mailbox_ptr.store(0, Ordering::Relaxed);
+        amd.event_id.store(0, Ordering::Relaxed);
+        amd.reserved1.store(0, Ordering::Relaxed);
+        amd.start_ts.store(0, Ordering::Relaxed);
+        amd.end_ts.store(0, Ordering::Relaxed);
+        amd.queue_ptr.store(0, Ordering::Relaxed);
+        for word in &amd.reserved3 {
+            word.store(0, Ordering::Relaxed);
+        }
     }
 
     #[inline]
-    pub(crate) fn value(&self) -> &core::sync::atomic::AtomicI64 {
+    pub(crate) fn value(&self) -> &AtomicI64 {
         &self.amd.value
     }
 }

@@ -8,7 +8,7 @@
 //! `AMDKFD_IOC_GET_CLOCK_COUNTERS`, translating the end first. This module
 //! does the same in exact integer arithmetic.
 
-use core::sync::atomic::Ordering;
+use crate::sync::Ordering;
 
 use crate::raw::AmdSignal;
 

@@ -3,11 +3,10 @@
 //! (HSA runtime specification 1.2, `hsa_signal_wait_*`; ROCr
 //! `hsa_amd_signal_wait_any`).
 
-use core::sync::atomic::Ordering;
-
 use crate::host::{BlockOn, Blocker, Clock, MAX_BLOCK_ANY, SignalHost};
 use crate::protocol::AnyRegistration;
 use crate::signal::{LoadOrder, Signal, SignalStorage};
+use crate::sync::{Ordering, spin_loop};
 
 /// `HSA_SIGNAL_CONDITION_EQ`.
 pub const HSA_SIGNAL_CONDITION_EQ: u32 = 0;
@@ -361,7 +360,7 @@ impl<H: SignalHost + ?Sized> Signal<'_, H> {
             if i % 64 == 63 && deadline.expired(host) {
                 return Ok(WaitOutcome::TimedOut(v));
             }
-            core::hint::spin_loop();
+            spin_loop();
         }
         // Back off: give the CPU away between checks.
         let mut yields = 0u32;
@@ -451,7 +450,7 @@ pub fn wait_any_with_policy<H: Blocker + Clock + ?Sized>(
         if i % 64 == 63 && deadline.expired(host) {
             return Ok(WaitAnyOutcome::TimedOut);
         }
-        core::hint::spin_loop();
+        spin_loop();
     }
     let mut yields = 0u32;
     while wait_state == WaitState::Active || yields < policy.yield_checks {

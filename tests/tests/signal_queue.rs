@@ -63,12 +63,11 @@ fn software_queue_with_signal_doorbell_and_completion_signals() {
                 let Ok(Packet::KernelDispatch(p)) = fetched.packet else {
                     panic!("packet {expected_id}: {:?}", fetched.packet);
                 };
-                // SAFETY: the submitter keeps every completion signal alive
-                // until it has seen it reach 0, which happens only below.
-                let completion =
-                    unsafe { SignalStorage::from_handle(p.completion_signal.handle) }.unwrap();
+                // The pool checks the handle is one of its allocated
+                // signals: no `unsafe`, and a forged or freed one is an error.
+                let completion = COMPLETIONS.lookup(p.completion_signal.handle).unwrap();
                 completion.bind(&host).subtract(1, RmwOrder::Release);
-                pp.complete(fetched.completion);
+                pp.complete(fetched.completion).unwrap();
             }
         });
 

@@ -3,7 +3,7 @@
 
 use super::ring::Ring;
 use crate::doorbell::Doorbell;
-use crate::error::PacketError;
+use crate::error::{CompletionError, PacketError};
 use crate::header::PacketHeader;
 use crate::packet::{PACKET_WORDS, Packet};
 use crate::sync::{Ordering, spin_loop};
@@ -13,13 +13,21 @@ use crate::sync::{Ordering, spin_loop};
 /// A packet with the barrier bit set is not handed out while any packet
 /// handed out before it is still in flight: each [`Fetched`] packet carries
 /// a [`Completion`] token that goes back to [`PacketProcessor::complete`]
-/// when the packet has completed.
+/// when the packet has completed. The token names the processor that
+/// handed it out ([`processor_id`](Self::processor_id)); another processor
+/// refuses it with [`CompletionError::ForeignToken`].
 #[derive(Debug)]
 pub struct PacketProcessor<'r, 'a, D: Doorbell> {
     ring: &'r Ring<'a, D>,
     read_index: u64,
     in_flight: u64,
+    id: u64,
 }
+
+/// The source of [`PacketProcessor::processor_id`]s: unique in the process
+/// (a 64-bit counter does not wrap). `core`'s atomic even under loom: it only
+/// names processors, it orders nothing.
+static NEXT_PROCESSOR_ID: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
 
 /// What [`PacketProcessor::poll`] found.
 #[derive(Debug)]
@@ -63,12 +71,19 @@ pub struct Fetched {
 #[must_use = "a packet never completed blocks every later barrier packet"]
 pub struct Completion {
     id: u64,
+    processor: u64,
 }
 
 impl Completion {
     /// The packet id this token completes.
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// The [`PacketProcessor::processor_id`] of the processor that handed
+    /// the token out.
+    pub fn processor_id(&self) -> u64 {
+        self.processor
     }
 }
 
@@ -78,7 +93,15 @@ impl<'r, 'a, D: Doorbell> PacketProcessor<'r, 'a, D> {
             ring,
             read_index,
             in_flight: 0,
+            id: NEXT_PROCESSOR_ID.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
         }
+    }
+
+    /// This processor's id, unique in the process: every [`Completion`] it
+    /// hands out carries it, so a token cannot complete a packet of another
+    /// processor (of another ring, or a later processor of the same ring).
+    pub fn processor_id(&self) -> u64 {
+        self.id
     }
 
     /// The id of the next packet to consume.
@@ -123,7 +146,10 @@ impl<'r, 'a, D: Doorbell> PacketProcessor<'r, 'a, D> {
             id,
             words,
             packet,
-            completion: Completion { id },
+            completion: Completion {
+                id,
+                processor: self.id,
+            },
         })
     }
 
@@ -144,11 +170,25 @@ impl<'r, 'a, D: Doorbell> PacketProcessor<'r, 'a, D> {
     }
 
     /// Marks a fetched packet as completed.
-    pub fn complete(&mut self, completion: Completion) {
-        // Only the count matters for the barrier bit; the token proves the
-        // packet was handed out and cannot be completed twice.
-        drop(completion);
-        self.in_flight = self.in_flight.saturating_sub(1);
+    ///
+    /// Refuses, with [`CompletionError::ForeignToken`] and without changing
+    /// anything, a token this processor did not hand out: counting it would
+    /// let a barrier packet start while a packet of this processor is still
+    /// in flight.
+    pub fn complete(&mut self, completion: Completion) -> Result<(), CompletionError> {
+        if completion.processor != self.id {
+            return Err(CompletionError::ForeignToken {
+                packet_id: completion.id,
+                token_processor: completion.processor,
+                processor: self.id,
+            });
+        }
+        // Only the count matters for the barrier bit. Every token of this
+        // processor was counted once by `poll` and is consumed here (it is
+        // neither `Clone` nor constructible elsewhere), so the count is at
+        // least 1 and the subtraction cannot wrap.
+        self.in_flight -= 1;
+        Ok(())
     }
 
     /// Whether the slot at the read index holds a published packet.
@@ -162,7 +202,8 @@ impl<D: Doorbell> defmt::Format for PacketProcessor<'_, '_, D> {
     fn format(&self, f: defmt::Formatter<'_>) {
         defmt::write!(
             f,
-            "PacketProcessor {{ read_index: {=u64}, in_flight: {=u64} }}",
+            "PacketProcessor {{ id: {=u64}, read_index: {=u64}, in_flight: {=u64} }}",
+            self.id,
             self.read_index,
             self.in_flight
         );
