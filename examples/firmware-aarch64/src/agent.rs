@@ -83,14 +83,14 @@ pub fn run() -> ! {
                     "core 1: packet {id}: rejected: {e} (HSA status {:#x})",
                     e.hsa_status()
                 );
-                pp.complete(fetched.completion);
+                complete(&mut pp, fetched.completion);
                 continue;
             }
             Ok(packet) => {
                 if let Err(what) = execute(id, packet) {
                     println!("core 1: packet {id}: failed: {what}");
                     REJECTED.fetch_add(1, Ordering::Relaxed);
-                    pp.complete(fetched.completion);
+                    complete(&mut pp, fetched.completion);
                     continue;
                 }
             }
@@ -114,7 +114,19 @@ pub fn run() -> ! {
                 ),
             }
         }
-        pp.complete(fetched.completion);
+        complete(&mut pp, fetched.completion);
+    }
+}
+
+/// Hands a packet's token back; a token of another processor cannot occur
+/// here, so it would be a bug: stop the machine.
+fn complete<D: aql::Doorbell>(
+    pp: &mut aql::queue::PacketProcessor<'_, '_, D>,
+    token: aql::queue::Completion,
+) {
+    if let Err(e) = pp.complete(token) {
+        println!("core 1: completing a packet: {e}");
+        crate::semihosting::exit(4);
     }
 }
 

@@ -157,7 +157,9 @@ pub fn sample_image() -> GuestImage {
         let mut pp = ring.packet_processor().expect("one processor");
         for _ in 0..12 {
             match pp.poll() {
-                Poll::Ready(f) => pp.complete(f.completion),
+                Poll::Ready(f) => pp
+                    .complete(f.completion)
+                    .expect("the token of this processor"),
                 other => panic!("sample ring: {other:?}"),
             }
         }
