@@ -40,6 +40,11 @@ ensure_packages() {
 # - qemu-system-arm: qemu-system-aarch64, which runs examples/firmware-aarch64.
 TEST_PACKAGES=(gcc libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 qemu-system-arm)
 
+# The bare-metal targets CI builds the core crates for: with native 64-bit
+# atomics, and without (those need the cores' `portable-atomic` feature).
+BARE_METAL_TARGETS=(x86_64-unknown-none aarch64-unknown-none riscv64gc-unknown-none-elf)
+BARE_METAL_TARGETS_NO_ATOMIC64=(thumbv7em-none-eabihf riscv32imac-unknown-none-elf)
+
 # ensure_rust_targets TARGET...: installs the rustup targets that are missing
 # (the bare-metal builds of the cores, the firmware example).
 ensure_rust_targets() {
