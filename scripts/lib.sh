@@ -37,8 +37,28 @@ ensure_packages() {
 # - clang-19, lld-19, llvm-19: build and decode real AMDGPU code objects;
 # - libamd-comgr-dev: ROCm's amd_comgr, the metadata benchmark's reference;
 # - python3: a second, outside JSON parser for `hsa topology --json`;
-# - qemu-system-arm: qemu-system-aarch64, which runs examples/firmware-aarch64.
-TEST_PACKAGES=(gcc libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 qemu-system-arm)
+# - python3, python3-pip: `pip download` of the tinygrad wheel whose ctypes
+#   files are the outside oracle of the newer KFD structs (fetch_tinygrad).
+# - qemu-system-arm: qemu-system-aarch64 and qemu-system-arm, which run
+#   examples/firmware-aarch64 and examples/emulated-atomics-m4.
+TEST_PACKAGES=(gcc libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 python3-pip qemu-system-arm)
+
+# fetch_tinygrad DIR: the tinygrad wheel (read as data by
+# tests/tests/kfd_tinygrad.rs, never installed or imported) into DIR, once.
+TINYGRAD_VERSION=0.14.0
+fetch_tinygrad() {
+    local dir="$1" wheel="$1/tinygrad-${TINYGRAD_VERSION}-py3-none-any.whl"
+    if [ -f "$wheel" ]; then
+        echo "scripts: $wheel (cached)"
+        return 0
+    fi
+    mkdir -p "$dir"
+    python3 -m pip download --no-deps --quiet "tinygrad==${TINYGRAD_VERSION}" -d "$dir" || {
+        echo "scripts: pip download tinygrad==${TINYGRAD_VERSION} failed (needs PyPI)" >&2
+        return 1
+    }
+    [ -f "$wheel" ] || { echo "scripts: $wheel missing after pip download" >&2; return 1; }
+}
 
 # The bare-metal targets CI builds the core crates for: with native 64-bit
 # atomics, and without (those need the cores' `portable-atomic` feature).

@@ -4,8 +4,8 @@
 #![no_main]
 
 use kfd::topology::{
-    Cache, IoLink, MemBank, NodeProperties, Properties, SysfsFile, SystemProperties, parse_name_file,
-    parse_u32_file,
+    Cache, IoLink, MemBank, NodeProperties, Properties, SysfsFile, SystemProperties,
+    parse_name_file, parse_u32_file,
 };
 use libfuzzer_sys::fuzz_target;
 

@@ -630,3 +630,145 @@ fn p2p_links_are_read_when_counted() {
         "nodes/1/p2p_links/0/properties: cannot read (entity not found)"
     );
 }
+
+/// `path` of fixture `name` with `from` replaced by `to` (which must occur).
+fn edited(name: &str, path: &str, from: &str, to: &str) -> MemReader {
+    let mut m = mem_fixture(name);
+    let text = String::from_utf8(m.read(path).unwrap()).unwrap();
+    assert!(text.contains(from), "{path} has no {from:?}");
+    m.insert(path, text.replacen(from, to, 1));
+    m
+}
+
+#[test]
+fn numbers_at_their_limits_are_exact_or_typed_errors() {
+    // Issue 17 audit: every number read from sysfs goes through a checked
+    // decimal parser, narrowing is `try_from`, derived values divide with
+    // `checked_div`; here each limit is met from outside.
+    let sys = "system_properties";
+    let from = "platform_oem 71791775140929";
+
+    // u64::MAX is a valid `%llu`; one more is not.
+    let m = edited(
+        "rdna3-7900xtx",
+        sys,
+        from,
+        "platform_oem 18446744073709551615",
+    );
+    assert_eq!(Topology::read(&m).unwrap().system.platform_oem, u64::MAX);
+    for too_big in ["18446744073709551616", "99999999999999999999999999999999"] {
+        let m = edited(
+            "rdna3-7900xtx",
+            sys,
+            from,
+            &format!("platform_oem {too_big}"),
+        );
+        let e = Topology::read(&m).unwrap_err();
+        assert_eq!(
+            e.kind,
+            TopologyErrorKind::BadValue {
+                line: 1,
+                key: "platform_oem",
+                problem: ValueProblem::TooLarge
+            },
+            "{too_big}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "system_properties: line 1: value of `platform_oem` does not fit in 64 bits"
+        );
+    }
+
+    // A 32-bit key at u32::MAX is exact; 2^32 is out of range.
+    let node = "nodes/1/properties";
+    let m = edited(
+        "rdna3-7900xtx",
+        node,
+        "simd_count 192",
+        "simd_count 4294967295",
+    );
+    assert_eq!(
+        Topology::read(&m).unwrap().nodes[1].properties.simd_count,
+        u32::MAX
+    );
+    let m = edited(
+        "rdna3-7900xtx",
+        node,
+        "simd_count 192",
+        "simd_count 4294967296",
+    );
+    assert!(matches!(
+        Topology::read(&m).unwrap_err().kind,
+        TopologyErrorKind::BadValue {
+            key: "simd_count",
+            problem: ValueProblem::OutOfRange,
+            ..
+        }
+    ));
+
+    // Divisors of zero give 0, not a panic.
+    let m = edited("rdna3-7900xtx", node, "simd_per_cu 2", "simd_per_cu 0");
+    let m2 = {
+        let mut m2 = m.clone();
+        let text = String::from_utf8(m2.read(node).unwrap()).unwrap();
+        m2.insert(
+            node,
+            text.replace("simd_arrays_per_engine 2", "simd_arrays_per_engine 0"),
+        );
+        m2
+    };
+    let t = Topology::read(&m2).unwrap();
+    assert_eq!(
+        (
+            t.nodes[1].properties.cu_count(),
+            t.nodes[1].properties.shader_engines()
+        ),
+        (0, 0)
+    );
+
+    // Bit-field accessors and the target name take any u32.
+    let m = edited(
+        "rdna3-7900xtx",
+        node,
+        "location_id 2304",
+        "location_id 4294967295",
+    );
+    let t = Topology::read(&m).unwrap();
+    let p = &t.nodes[1].properties;
+    assert_eq!(
+        (p.pci_bus(), p.pci_device(), p.pci_function()),
+        (0xff, 0x1f, 7)
+    );
+    let m = edited(
+        "rdna3-7900xtx",
+        node,
+        "gfx_target_version 110000",
+        "gfx_target_version 4294967295",
+    );
+    let t = Topology::read(&m).unwrap();
+    let g = t.nodes[1].properties.gfx_target().unwrap();
+    assert_eq!((g.major(), g.minor(), g.stepping()), (429_496, 72, 95));
+    assert_eq!(g.to_string(), "gfx429496485f");
+
+    // Counts: 4096 is the cap, 4097 is refused before any read.
+    let m = edited("rdna3-7900xtx", node, "caches_count 5", "caches_count 4097");
+    assert_eq!(
+        Topology::read(&m).unwrap_err().kind,
+        TopologyErrorKind::TooMany {
+            key: "caches_count"
+        }
+    );
+    let m = edited("rdna3-7900xtx", node, "caches_count 5", "caches_count 4096");
+    assert_eq!(
+        Topology::read(&m).unwrap_err().file,
+        SysfsFile::Cache { node: 1, index: 5 }
+    );
+
+    // A node directory numbered past u32 is not a node.
+    let mut m = mem_fixture("cpu-only");
+    m.insert("nodes/4294967296/gpu_id", b"0\n".to_vec());
+    assert_eq!(
+        Topology::read(&m).unwrap_err().kind,
+        TopologyErrorKind::UnexpectedEntry
+    );
+}

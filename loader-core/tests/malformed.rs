@@ -19,6 +19,9 @@
 #[path = "malformed/walk.rs"]
 mod walk;
 
+#[path = "malformed/craft.rs"]
+mod craft;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
@@ -426,6 +429,53 @@ fn complete_kernel<'a>(extra: &[(&'a str, &'a [u8])]) -> Vec<(&'a str, &'a [u8])
     entries
 }
 
+/// A kernel map as `rmpv` decodes it.
+type KernelMap = Vec<(rmpv::Value, rmpv::Value)>;
+
+/// `co` (a real code object) with the map of its first kernel changed by
+/// `edit` (decoded and re-encoded with `rmpv`, the note moved to the end of
+/// the file by [`craft::with_metadata`]).
+fn with_first_kernel(co: &[u8], edit: &dyn Fn(&mut KernelMap)) -> Vec<u8> {
+    use rmpv::Value;
+    let mut desc = craft::metadata_of(co).expect("metadata note");
+    let mut doc = rmpv::decode::read_value(&mut desc).expect("metadata decodes");
+    let Value::Map(top) = &mut doc else {
+        panic!("metadata is not a map")
+    };
+    let kernels = top
+        .iter_mut()
+        .find(|(k, _)| k.as_str() == Some("amdhsa.kernels"))
+        .map(|(_, v)| v)
+        .expect("amdhsa.kernels");
+    let Value::Array(kernels) = kernels else {
+        panic!("amdhsa.kernels is not an array")
+    };
+    let Value::Map(kernel) = &mut kernels[0] else {
+        panic!("kernel 0 is not a map")
+    };
+    edit(kernel);
+    let mut out = Vec::new();
+    rmpv::encode::write_value(&mut out, &doc).expect("encode");
+    craft::with_metadata(co, &out).expect("a note section")
+}
+
+/// Sets `key` of a kernel map to `value` (replacing it if present).
+fn set_key(kernel: &mut KernelMap, key: &str, value: rmpv::Value) {
+    kernel.retain(|(k, _)| k.as_str() != Some(key));
+    kernel.push((rmpv::Value::from(key), value));
+}
+
+/// `.reqd_workgroup_size` [2^31, 2^31, 4]: the product is 2^64, which
+/// wrapped to 0 in a u64 and so passed the `.max_flat_workgroup_size` check
+/// (and panicked in debug builds). Issue 17.
+fn reqd_workgroup_size_wraps() -> rmpv::Value {
+    rmpv::Value::Array(vec![
+        2_147_483_648u32.into(),
+        2_147_483_648u32.into(),
+        4u32.into(),
+    ])
+}
+
 /// Every hand-made malformed input: (driver, file name, bytes, how made).
 fn hand_made() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     let co = std::fs::read(crate_dir().join("corpus/co/small-gfx90a-v5.co"))
@@ -529,6 +579,14 @@ fn hand_made() -> Vec<(&'static str, &'static str, Vec<u8>)> {
             + 14;
         b[at] = 0x07; // the array header becomes the integer 7
     });
+    // Metadata rewritten in the real object (note moved to the file's end).
+    cases.push((
+        "code_object",
+        "metadata-reqd-workgroup-size-product-wraps.co",
+        with_first_kernel(&co, &|k| {
+            set_key(k, ".reqd_workgroup_size", reqd_workgroup_size_wraps())
+        }),
+    ));
 
     // Raw MessagePack metadata.
     let mut mp = |name: &'static str, bytes: Vec<u8>| cases.push(("metadata", name, bytes));
@@ -586,6 +644,57 @@ fn hand_made() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         "kernel-wavefront-size-string.msgpack",
         metadata_with_kernel(&complete_kernel(&[(".wavefront_size", b"\xa264")])),
     );
+    mp(
+        "kernel-reqd-size-product-wraps.msgpack",
+        metadata_with_kernel(&complete_kernel(&[(
+            ".reqd_workgroup_size",
+            b"\x93\xce\x80\x00\x00\x00\xce\x80\x00\x00\x00\x04",
+        )])),
+    );
+    // Issue 17 audit: each widened or checked sum/product meets its limit.
+    let mut args = vec![0x91, 0x83];
+    mp_str(&mut args, ".offset");
+    args.extend_from_slice(b"\xce\xff\xff\xff\xff");
+    mp_str(&mut args, ".size");
+    args.push(0x08);
+    mp_str(&mut args, ".value_kind");
+    mp_str(&mut args, "by_value");
+    mp(
+        "arg-offset-plus-size-past-u32.msgpack",
+        metadata_with_kernel(&complete_kernel(&[
+            (".kernarg_segment_size", b"\xce\xff\xff\xff\xff"),
+            (".args", &args),
+        ])),
+    );
+    mp(
+        "kernel-segment-size-2p32.msgpack",
+        metadata_with_kernel(&complete_kernel(&[(
+            ".kernarg_segment_size",
+            b"\xcf\x00\x00\x00\x01\x00\x00\x00\x00",
+        )])),
+    );
+    mp(
+        "kernel-max-num-workgroups-2p32.msgpack",
+        metadata_with_kernel(&complete_kernel(&[(
+            ".max_num_workgroups_x",
+            b"\xcf\x00\x00\x00\x01\x00\x00\x00\x00",
+        )])),
+    );
+    for (name, text) in [
+        ("printf-id-2p32.msgpack", "4294967296:0:x"),
+        ("printf-count-u32-max.msgpack", "1:4294967295:4:x"),
+        ("printf-size-2p32.msgpack", "1:1:4294967296:x"),
+    ] {
+        let mut m = vec![0x83];
+        mp_str(&mut m, "amdhsa.version");
+        m.extend_from_slice(&[0x92, 0x01, 0x02]);
+        mp_str(&mut m, "amdhsa.kernels");
+        m.push(0x90);
+        mp_str(&mut m, "amdhsa.printf");
+        m.push(0x91);
+        mp_str(&mut m, text);
+        mp(name, m);
+    }
     mp(
         "kernel-reqd-size-two-numbers.msgpack",
         metadata_with_kernel(&complete_kernel(&[(
@@ -791,4 +900,49 @@ fn check_hand_made_files_are_current() {
         "hand-made inputs differ from their generator (BLESS=1 rewrites):\n{}",
         stale.join("\n")
     );
+}
+
+#[test]
+fn reqd_workgroup_size_product_overflow_is_refused_through_the_public_api() {
+    // Issue 17: [2^31, 2^31, 4] multiplied in u64 wrapped to 0, so a kernel
+    // requiring more than `.max_flat_workgroup_size` work-items was
+    // accepted in release and panicked in debug. The object is a real one
+    // (clang-19, corpus/co/small-gfx90a-v5.co) with its note rewritten.
+    use loader_core::ErrorKind;
+    use loader_core::elf::ElfFile;
+    use loader_core::metadata::Metadata;
+    let co = std::fs::read(crate_dir().join("corpus/co/small-gfx90a-v5.co")).unwrap();
+    let first_kernel = |reqd: [u64; 3]| {
+        let value = rmpv::Value::Array(reqd.iter().map(|&v| v.into()).collect());
+        let crafted =
+            with_first_kernel(&co, &|k| set_key(k, ".reqd_workgroup_size", value.clone()));
+        let elf = ElfFile::parse(&crafted).expect("the rewritten object parses");
+        let md = Metadata::from_elf(&elf).expect("metadata").expect("a note");
+        md.kernels()
+            .next()
+            .expect("one kernel")
+            .map(|k| (k.reqd_workgroup_size, k.max_flat_workgroup_size))
+    };
+    let max = first_kernel([1, 1, 1]).expect("valid").1;
+    assert_eq!(
+        first_kernel([u64::from(max), 1, 1])
+            .expect("within the limit")
+            .0,
+        Some([max, 1, 1])
+    );
+    for reqd in [
+        [u64::from(max) + 1, 1, 1],
+        [1 << 31, 1 << 31, 4],       // 2^64: wrapped to 0
+        [1 << 31, 1 << 31, 2],       // 2^63: fits u64, over the limit
+        [u64::from(u32::MAX); 3],    // about 2^96
+        [1 << 16, 1 << 16, 1 << 16], // 2^48
+    ] {
+        let e = first_kernel(reqd).expect_err(&format!("{reqd:?} accepted"));
+        assert_eq!(e.kind(), ErrorKind::Inconsistent, "{reqd:?}: {e}");
+        let text = e.to_string();
+        assert!(
+            text.contains(".reqd_workgroup_size") && text.contains("kernel 0"),
+            "{reqd:?}: the error names the kernel and the key: {text}"
+        );
+    }
 }

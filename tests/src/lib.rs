@@ -6,6 +6,8 @@
 //! A missing header is a test failure with a message naming the package,
 //! never a skip: `scripts/test` installs the packages first.
 
+pub mod autogen;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -44,17 +46,29 @@ pub fn field_size<T, F>(_project: fn(&T) -> &F) -> usize {
 /// `layout!("hsa_queue_t", HsaQueue { type_ => "type", features => "features" })`.
 #[macro_export]
 macro_rules! layout {
-    ($c_type:expr, $rust:ty { $($rf:ident => $cf:expr),* $(,)? }) => {
+    ($c_type:expr, $rust:ty { $($rf:ident $(=> $cf:expr)?),* $(,)? }) => {
         $crate::StructLayout {
             c_type: $c_type,
             size: ::core::mem::size_of::<$rust>(),
             align: ::core::mem::align_of::<$rust>(),
             fields: vec![$($crate::FieldLayout {
-                c_field: $cf,
+                c_field: $crate::c_name!($rf $(, $cf)?),
                 offset: ::core::mem::offset_of!($rust, $rf),
                 size: $crate::field_size::<$rust, _>(|s: &$rust| &s.$rf),
             }),*],
         }
+    };
+}
+
+/// The C name of a [`layout!`] field: the one given, else the Rust name.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! c_name {
+    ($rf:ident) => {
+        stringify!($rf)
+    };
+    ($rf:ident, $cf:expr) => {
+        $cf
     };
 }
 

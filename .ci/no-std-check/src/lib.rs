@@ -2,6 +2,7 @@
 #![no_std]
 
 extern crate aql;
+extern crate isa;
 extern crate loader_core;
 extern crate signal_core;
 

@@ -95,6 +95,8 @@ pub enum ValueProblem {
     NotDecimal,
     /// Larger than the 32 bits the kernel prints this key with.
     OutOfRange,
+    /// Digits only, but larger than any 64-bit value (`%llu` cannot print it).
+    TooLarge,
     /// A number the kernel's uapi header (`linux/kfd_sysfs.h`) does not define
     /// for this key (e.g. a `heap_type` above 5).
     Undefined,
@@ -107,6 +109,7 @@ impl ValueProblem {
         match self {
             Self::NotDecimal => "is not an unsigned decimal",
             Self::OutOfRange => "does not fit in 32 bits",
+            Self::TooLarge => "does not fit in 64 bits",
             Self::Undefined => "is not a value linux/kfd_sysfs.h defines",
             Self::BadSiblingMap => "is not a comma-separated list of 0 and 1",
         }

@@ -50,9 +50,15 @@ impl<'a> Fields<'a> {
     fn opt_u64(&mut self, key: &'static str) -> Result<Option<u64>, TopologyError> {
         match self.raw(key) {
             None => Ok(None),
-            Some(p) => parse_decimal(&p.value)
-                .map(Some)
-                .ok_or_else(|| self.bad(p, key, ValueProblem::NotDecimal)),
+            Some(p) => parse_decimal(&p.value).map(Some).ok_or_else(|| {
+                let digits = !p.value.is_empty() && p.value.bytes().all(|b| b.is_ascii_digit());
+                let problem = if digits {
+                    ValueProblem::TooLarge
+                } else {
+                    ValueProblem::NotDecimal
+                };
+                self.bad(p, key, problem)
+            }),
         }
     }
 

@@ -199,7 +199,12 @@ fn gnu_lookup<'a>(
         if ch & 1 != 0 {
             return Ok(None);
         }
-        idx += 1;
+        // The loop bound keeps idx below the symbol count; checked anyway
+        // so a table of 2^32 symbols cannot wrap it.
+        let Some(next) = idx.checked_add(1) else {
+            break;
+        };
+        idx = next;
     }
     Err(Error::malformed(
         "GNU hash chain runs past the symbol table",

@@ -415,8 +415,12 @@ impl<'a> Kernel<'a> {
                         f(".reqd_workgroup_size"),
                     ));
                 }
-                let total = u64::from(r[0]) * u64::from(r[1]) * u64::from(r[2]);
-                if total > u64::from(k.max_flat_workgroup_size) {
+                // Three u32s can need 96 bits: a product that overflows u64
+                // is larger than any u32 bound, not a wrapped small number.
+                let total = u64::from(r[0])
+                    .checked_mul(u64::from(r[1]))
+                    .and_then(|t| t.checked_mul(u64::from(r[2])));
+                if total.is_none_or(|t| t > u64::from(k.max_flat_workgroup_size)) {
                     return Err(Error::inconsistent(
                         "larger than .max_flat_workgroup_size",
                         f(".reqd_workgroup_size"),

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod disasm;
 mod inspect;
 mod json;
 mod topology;
@@ -30,6 +31,10 @@ enum Command {
     /// kernels, arguments, resources, kernel descriptors.
     #[command(override_usage = "hsa inspect FILE [--json]")]
     Inspect(inspect::Args),
+    /// The machine code of a GFX9 code object's kernels and functions, as
+    /// llvm-objdump -d lists it.
+    #[command(override_usage = "hsa disasm FILE [--kernel NAME]")]
+    Disasm(disasm::Args),
     /// The KFD topology: nodes, memory banks, caches, links.
     #[command(override_usage = "hsa topology [--sysfs DIR] [--json]")]
     Topology(topology::Args),
@@ -40,6 +45,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Inspect(args) => inspect::run(&args),
+        Command::Disasm(args) => disasm::run(&args),
         Command::Topology(args) => topology::run(&args),
     }
 }
