@@ -39,7 +39,9 @@ ensure_packages() {
 # - python3: a second, outside JSON parser for `hsa topology --json`;
 # - python3, python3-pip: `pip download` of the tinygrad wheel whose ctypes
 #   files are the outside oracle of the newer KFD structs (fetch_tinygrad).
-TEST_PACKAGES=(gcc libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 python3-pip)
+# - qemu-system-arm: qemu-system-aarch64 and qemu-system-arm, which run
+#   examples/firmware-aarch64 and examples/emulated-atomics-m4.
+TEST_PACKAGES=(gcc libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 python3-pip qemu-system-arm)
 
 # fetch_tinygrad DIR: the tinygrad wheel (read as data by
 # tests/tests/kfd_tinygrad.rs, never installed or imported) into DIR, once.
@@ -56,4 +58,22 @@ fetch_tinygrad() {
         return 1
     }
     [ -f "$wheel" ] || { echo "scripts: $wheel missing after pip download" >&2; return 1; }
+}
+
+# The bare-metal targets CI builds the core crates for: with native 64-bit
+# atomics, and without (those need the cores' `portable-atomic` feature).
+BARE_METAL_TARGETS=(x86_64-unknown-none aarch64-unknown-none riscv64gc-unknown-none-elf)
+BARE_METAL_TARGETS_NO_ATOMIC64=(thumbv7em-none-eabihf riscv32imac-unknown-none-elf)
+
+# ensure_rust_targets TARGET...: installs the rustup targets that are missing
+# (the bare-metal builds of the cores, the firmware example).
+ensure_rust_targets() {
+    local installed missing=()
+    installed=$(rustup target list --installed)
+    for t in "$@"; do
+        grep -qxF "$t" <<<"$installed" || missing+=("$t")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "scripts: installing Rust targets: ${missing[*]}" >&2
+    rustup target add "${missing[@]}" >&2
 }

@@ -9,9 +9,9 @@
 //! `signal-core` signal, a hypervisor's notification) implements
 //! [`Doorbell`] or wraps a closure in [`FnDoorbell`].
 
+use crate::sync::{AtomicU64, Ordering};
 use core::marker::PhantomData;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicU64, Ordering};
 
 /// Tells the packet processor that packets up to `packet_id` are published.
 pub trait Doorbell {
@@ -42,6 +42,8 @@ pub struct AtomicDoorbell<'a>(pub &'a AtomicU64);
 
 impl Doorbell for AtomicDoorbell<'_> {
     fn ring(&self, packet_id: u64) {
+        // Several producers may ring: not `store_index`, whose two word
+        // stores need a single writer where 64-bit atomics are emulated.
         self.0.store(packet_id, Ordering::Release);
     }
 }

@@ -9,8 +9,9 @@
 //! `ARCHITECTURE.md`, "Signals", for why the handle carries the generation
 //! and the `hsa_signal_t` cannot.
 
+use crate::sync::AtomicU64;
 use core::ops::Deref;
-use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::signal::SignalStorage;
 

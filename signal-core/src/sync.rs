@@ -11,7 +11,26 @@
 pub use loom::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, Ordering, fence};
 
 #[cfg(not(loom))]
-pub use core::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, Ordering, fence};
+pub use core::sync::atomic::{AtomicU32, Ordering, fence};
+
+#[cfg(all(not(loom), target_has_atomic = "64"))]
+pub use core::sync::atomic::{AtomicI64, AtomicU64};
+
+// Targets without native 64-bit atomics (thumbv7em, riscv32imac): the
+// `portable-atomic` feature's lock-based fallback, atomic among this CPU's
+// threads but not with respect to a GPU or host sharing the memory
+// (ARCHITECTURE.md, "Targets without 64-bit atomics").
+#[cfg(all(not(loom), not(target_has_atomic = "64"), feature = "portable-atomic"))]
+pub use portable_atomic::{AtomicI64, AtomicU64};
+
+#[cfg(all(
+    not(loom),
+    not(target_has_atomic = "64"),
+    not(feature = "portable-atomic")
+))]
+compile_error!(
+    "this target has no native 64-bit atomics: enable signal-core's `portable-atomic` feature (see ARCHITECTURE.md, \"Targets without 64-bit atomics\")"
+);
 
 /// A hint inside a busy-wait loop (under loom, a yield to the model's
 /// scheduler, which a spinning thread must give).

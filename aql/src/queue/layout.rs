@@ -2,7 +2,15 @@
 
 use crate::packet::SignalHandle;
 use core::mem::{align_of, offset_of, size_of};
-use core::sync::atomic::{AtomicU32, AtomicU64};
+use core::sync::atomic::AtomicU32;
+// The C layout's atomics: `core`'s (also under loom, whose atomics have no C
+// layout), portable-atomic's where 64-bit atomics are not native (see
+// `crate::sync`: read and write the indices with `load_index` /
+// `store_index` there).
+#[cfg(target_has_atomic = "64")]
+use core::sync::atomic::AtomicU64;
+#[cfg(all(not(target_has_atomic = "64"), feature = "portable-atomic"))]
+use portable_atomic::AtomicU64;
 
 /// `hsa_queue_type_t` (stored as `hsa_queue_type32_t`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -139,7 +147,14 @@ impl HsaQueue {
 /// The words other agents update while the queue runs (the dispatch ids and
 /// the legacy doorbell lock) are atomics; the rest is written once when the
 /// queue is created and must not change while the queue is shared.
-#[derive(zerocopy::FromBytes, zerocopy::KnownLayout)]
+///
+/// Where 64-bit atomics are emulated (`portable-atomic`), portable-atomic's
+/// `AtomicU64` is not `zerocopy::FromBytes`, so neither is this struct
+/// there; [`AmdQueue::zeroed`] is available everywhere.
+#[cfg_attr(
+    target_has_atomic = "64",
+    derive(zerocopy::FromBytes, zerocopy::KnownLayout)
+)]
 #[repr(C, align(64))]
 pub struct AmdQueue {
     /// The HSA part of the queue.
@@ -215,8 +230,37 @@ const _: () = {
 
 impl AmdQueue {
     /// A queue descriptor with every field zero.
+    #[cfg(target_has_atomic = "64")]
     pub fn zeroed() -> Self {
         zerocopy::FromZeros::new_zeroed()
+    }
+
+    /// A queue descriptor with every field zero.
+    #[cfg(all(not(target_has_atomic = "64"), feature = "portable-atomic"))]
+    pub fn zeroed() -> Self {
+        Self {
+            hsa_queue: HsaQueue::default(),
+            reserved1: [0; 4],
+            write_dispatch_id: AtomicU64::new(0),
+            group_segment_aperture_base_hi: 0,
+            private_segment_aperture_base_hi: 0,
+            max_cu_id: 0,
+            max_wave_id: 0,
+            max_legacy_doorbell_dispatch_id_plus_1: AtomicU64::new(0),
+            legacy_doorbell_lock: AtomicU32::new(0),
+            reserved2: [0; 9],
+            read_dispatch_id: AtomicU64::new(0),
+            read_dispatch_id_field_base_byte_offset: 0,
+            compute_tmpring_size: 0,
+            scratch_resource_descriptor: [0; 4],
+            scratch_backing_memory_location: 0,
+            scratch_backing_memory_byte_size: 0,
+            scratch_wave64_lane_byte_size: 0,
+            queue_properties: 0,
+            reserved3: [0; 2],
+            queue_inactive_signal: SignalHandle::NULL,
+            reserved4: [0; 14],
+        }
     }
 
     /// The AMD queue properties (unknown bits kept).

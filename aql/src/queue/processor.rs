@@ -6,7 +6,7 @@ use crate::doorbell::Doorbell;
 use crate::error::{CompletionError, PacketError};
 use crate::header::PacketHeader;
 use crate::packet::{PACKET_WORDS, Packet};
-use crate::sync::{Ordering, spin_loop};
+use crate::sync::{Ordering, spin_loop, store_index};
 
 /// The consumer of one ring. Packets come out in packet-id order.
 ///
@@ -27,7 +27,15 @@ pub struct PacketProcessor<'r, 'a, D: Doorbell> {
 /// The source of [`PacketProcessor::processor_id`]s: unique in the process
 /// (a 64-bit counter does not wrap). `core`'s atomic even under loom: it only
 /// names processors, it orders nothing.
-static NEXT_PROCESSOR_ID: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
+static NEXT_PROCESSOR_ID: ProcessorIds = ProcessorIds::new(1);
+
+/// The counter behind processor ids: a plain 64-bit atomic of this CPU
+/// (never shared with another agent, so even the emulated one is atomic
+/// for every user of it).
+#[cfg(target_has_atomic = "64")]
+type ProcessorIds = core::sync::atomic::AtomicU64;
+#[cfg(all(not(target_has_atomic = "64"), feature = "portable-atomic"))]
+type ProcessorIds = portable_atomic::AtomicU64;
 
 /// What [`PacketProcessor::poll`] found.
 #[derive(Debug)]
@@ -93,7 +101,7 @@ impl<'r, 'a, D: Doorbell> PacketProcessor<'r, 'a, D> {
             ring,
             read_index,
             in_flight: 0,
-            id: NEXT_PROCESSOR_ID.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
+            id: NEXT_PROCESSOR_ID.fetch_add(1, crate::sync::Ordering::Relaxed),
         }
     }
 
@@ -134,9 +142,11 @@ impl<'r, 'a, D: Doorbell> PacketProcessor<'r, 'a, D> {
         self.read_index = id.wrapping_add(1);
         // Release: our reads of the slot and its reset to INVALID happen
         // before any producer that sees this index reuses the slot.
-        self.ring
-            .read_index_atomic()
-            .store(self.read_index, Ordering::Release);
+        store_index(
+            self.ring.read_index_atomic(),
+            self.read_index,
+            Ordering::Release,
+        );
         self.in_flight += 1;
         let packet = Packet::decode(&words);
         if let Err(e) = &packet {

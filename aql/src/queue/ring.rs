@@ -4,7 +4,7 @@ use crate::doorbell::Doorbell;
 use crate::error::QueueError;
 use crate::header::{PacketHeader, PacketType};
 use crate::packet::{AqlPacket, BarrierAndPacket, PACKET_WORDS, SignalHandle};
-use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Ordering, spin_loop};
+use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Ordering, load_index, spin_loop, store_index};
 
 /// Word 0 of a slot that holds no packet: header type INVALID, the rest 0.
 pub(crate) const INVALID_WORD0: u32 = PacketHeader::INVALID.0 as u32;
@@ -281,7 +281,7 @@ impl<'a, D: Doorbell> Ring<'a, D> {
             write_index,
             read_index,
             doorbell,
-            read_index_cache: AtomicU64::new(read_index.load(Ordering::Acquire)),
+            read_index_cache: AtomicU64::new(load_index(read_index, Ordering::Acquire)),
             processor_claimed: AtomicBool::new(false),
         })
     }
@@ -304,18 +304,18 @@ impl<'a, D: Doorbell> Ring<'a, D> {
 
     /// `hsa_queue_load_read_index_{relaxed,scacquire}`.
     pub fn load_read_index(&self, order: LoadOrder) -> u64 {
-        self.read_index.load(order.ordering())
+        load_index(self.read_index, order.ordering())
     }
 
     /// `hsa_queue_load_write_index_{relaxed,scacquire}`.
     pub fn load_write_index(&self, order: LoadOrder) -> u64 {
-        self.write_index.load(order.ordering())
+        load_index(self.write_index, order.ordering())
     }
 
     /// `hsa_queue_store_write_index_{relaxed,screlease}`: sets the write
     /// index outright. Only a single-producer queue may do this safely.
     pub fn store_write_index(&self, value: u64, order: StoreOrder) {
-        self.write_index.store(value, order.ordering());
+        store_index(self.write_index, value, order.ordering());
     }
 
     /// `hsa_queue_cas_write_index_*`: if the write index equals `expected`,
@@ -353,7 +353,7 @@ impl<'a, D: Doorbell> Ring<'a, D> {
     pub fn try_reserve(&self, count: u64) -> Result<Reservation<'_, 'a, D>, QueueError> {
         self.check_count(count)?;
         let size = self.size();
-        let mut write = self.write_index.load(Ordering::Relaxed);
+        let mut write = load_index(self.write_index, Ordering::Relaxed);
         let mut read = self.read_index_cache.load(Ordering::Acquire);
         let mut fresh_read = false;
         loop {
@@ -372,7 +372,7 @@ impl<'a, D: Doorbell> Ring<'a, D> {
                     // The read index is ahead of the write index. `write`
                     // may just be stale: re-read once before calling it
                     // corrupt.
-                    let fresh = self.write_index.load(Ordering::Relaxed);
+                    let fresh = load_index(self.write_index, Ordering::Relaxed);
                     if fresh != write {
                         write = fresh;
                         continue;
@@ -406,7 +406,7 @@ impl<'a, D: Doorbell> Ring<'a, D> {
 
     /// Loads the real read index (acquire) and publishes it to the cache.
     fn refresh_read_index(&self) -> u64 {
-        let read = self.read_index.load(Ordering::Acquire);
+        let read = load_index(self.read_index, Ordering::Acquire);
         // Release: a producer that acquires the cache inherits our
         // happens-before edge with the packet processor.
         self.read_index_cache
@@ -450,7 +450,7 @@ impl<'a, D: Doorbell> Ring<'a, D> {
         }
         Some(crate::queue::PacketProcessor::new(
             self,
-            self.read_index.load(Ordering::Acquire),
+            load_index(self.read_index, Ordering::Acquire),
         ))
     }
 
