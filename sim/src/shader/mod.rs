@@ -35,7 +35,9 @@ mod scheduler;
 mod setup;
 mod smem;
 mod vcmp;
+mod vf16;
 mod vf32;
+mod vf64;
 mod vint;
 mod vmem;
 mod wave;
@@ -164,6 +166,8 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         .or_else(|| smem::handler(op))
         .or_else(|| vint::handler(op))
         .or_else(|| vf32::handler(op))
+        .or_else(|| vf64::handler(op))
+        .or_else(|| vf16::handler(op))
         .or_else(|| vcmp::handler(op))
         .or_else(|| lanes::handler(op))
         .or_else(|| vmem::handler(op))
