@@ -228,10 +228,11 @@ fn exp64(x: f64) -> i32 {
     ((x.to_bits() >> 52) & 0x7ff) as i32
 }
 
-/// Whether `x` (an f64 holding a value of the format) is below the
-/// format's smallest normal and nonzero.
+/// Whether `x` (an f64 holding a value of the format, computed from
+/// nonzero finite operands) is below the format's smallest normal; a
+/// quotient that underflowed to zero counts.
 fn tiny(x: f64, min_normal: f64) -> bool {
-    x != 0.0 && x.abs() < min_normal
+    x.abs() < min_normal
 }
 
 /// `v_div_scale`: `(d, vcc)` for `s0` (the value to scale: the numerator or
@@ -340,16 +341,41 @@ fn div_fmas32(a: f32, b: f32, c: f32, vcc: bool) -> f32 {
     round_f32(s * sc, e * sc)
 }
 
-/// `v_div_fmas_f64`: `fma(a, b, c)` scaled back by 2^±128 under VCC. The
-/// scaling is exact unless the result is denormal, where it can round
-/// twice (documented approximation).
+/// `v_div_fmas_f64`: `fma(a, b, c)` scaled back by 2^±128 under VCC with
+/// one rounding. Scaling down to a denormal rounds the 53-bit fma result a
+/// second time; that second rounding is wrong only when the fma result sits
+/// exactly halfway between two denormals, which the sign of the fma's exact
+/// remainder (product error from an fma, sum error from TwoSum) resolves.
 fn div_fmas64(a: f64, b: f64, c: f64, vcc: bool) -> f64 {
     let r = a.mul_add(b, c);
     if !vcc {
         return r;
     }
     let k = if exp64(c) > 1023 { 128 } else { -128 };
-    ldexp64(r, k)
+    let t = ldexp64(r, k);
+    if k > 0 || !r.is_finite() || !t.is_subnormal() && t != 0.0 {
+        return t;
+    }
+    // The distance from r to the value t stands for, in r's scale.
+    let diff = r - ldexp64(t, -k);
+    let half = f64::from_bits(1) * 2f64.powi(-k) / 2.0; // exact: 2^(-1075+128)
+    if diff.abs() != half {
+        return t;
+    }
+    let ph = a * b;
+    let pl = a.mul_add(b, -ph);
+    let s = ph + c;
+    let bb = s - ph;
+    let e = (ph - (s - bb)) + (c - bb);
+    let rem = (s - r) + (e + pl);
+    if rem != 0.0 && (rem > 0.0) == (diff > 0.0) {
+        // The exact value is past the tie, on r's side of it: step toward it.
+        let step = f64::from_bits(1);
+        if diff > 0.0 { t + step } else { t - step }
+    } else {
+        // Short of the tie (or exactly on it): t is the nearest.
+        t
+    }
 }
 
 /// `v_div_fixup`: `s0` the quotient, `s1` the denominator, `s2` the numerator.
@@ -508,5 +534,44 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         V_DIV_FMAS_F64 => f(|w, i, _| div64(w, i, Div::Fmas)),
         V_DIV_FIXUP_F64 => f(|w, i, _| div64(w, i, Div::Fixup)),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The f64 division sequence LLVM's AMDGPU backend emits (SIISelLowering
+    /// `LowerFDIV64`), with the host's correctly rounded reciprocal.
+    fn div_seq(x: f64, y: f64) -> f64 {
+        let (d0, _) = div_scale64(y, y, x);
+        let nd = -d0;
+        let rcp = 1.0 / d0;
+        let fma0 = nd.mul_add(rcp, 1.0);
+        let fma1 = rcp.mul_add(fma0, rcp);
+        let fma2 = nd.mul_add(fma1, 1.0);
+        let (d1, vcc) = div_scale64(x, y, x);
+        let fma3 = fma1.mul_add(fma2, fma1);
+        let mul = d1 * fma3;
+        let fma4 = nd.mul_add(mul, d1);
+        let fmas = div_fmas64(fma4, fma3, mul, vcc);
+        div_fixup(fmas, y, x, f64::INFINITY)
+    }
+
+    #[test]
+    fn f64_division_sequence_rounds_correctly() {
+        let v = [
+            (f64::MIN_POSITIVE, 1.5),
+            (1.0, 3.0),
+            (f64::MAX, 0.5),
+            (f64::from_bits(1), 3.0),
+            (1e-300, 1e300),
+            (1e300, 1e-300),
+            (5.0, f64::MAX),
+        ];
+        for (x, y) in v {
+            let got = div_seq(x, y);
+            assert_eq!(got.to_bits(), (x / y).to_bits(), "{x:e} / {y:e}");
+        }
     }
 }
