@@ -181,9 +181,22 @@ fn bits64(v: &[f64]) -> Vec<u64> {
     v.iter().map(|x| x.to_bits()).collect()
 }
 
+/// Random operand pairs whose quotients span the whole range, denormal and
+/// overflowing results included: `(mantissa bits, exponent)` drawn freely.
+fn wide_pairs32(n: usize) -> (Vec<f32>, Vec<f32>) {
+    let mut r = xorshift(31);
+    let mut one = || f32::from_bits(r() as u32 & 0xffff_ffff & !0x7f80_0000 | ((r() % 255) as u32) << 23);
+    let a: Vec<f32> = (0..n).map(|_| one()).collect();
+    let b: Vec<f32> = (0..n).map(|_| one()).collect();
+    (a, b)
+}
+
 #[test]
 fn f32_division_is_correctly_rounded() {
-    let (a, b) = pairs(&edges32());
+    let (mut a, mut b) = pairs(&edges32());
+    let (wa, wb) = wide_pairs32(6000);
+    a.extend(wa);
+    b.extend(wb);
     let got = run3(MATH, "f32_div", 4, &bits32(&a), &bits32(&b), &bits32(&a));
     for k in 0..a.len() {
         let want = a[k] / b[k];
@@ -305,6 +318,17 @@ fn f64_add_sub_mul_are_ieee() {
 #[test]
 fn f64_division_is_correctly_rounded() {
     f64_binary("f64_div", |a, b| a / b);
+    // Random pairs over the whole exponent range (denormal and overflowing
+    // quotients included).
+    let mut r = xorshift(37);
+    let mut one = || f64::from_bits(r() & !(0x7ff << 52) | ((r() % 2047) << 52));
+    let a: Vec<f64> = (0..6000).map(|_| one()).collect();
+    let b: Vec<f64> = (0..6000).map(|_| one()).collect();
+    let got = run3(MATH, "f64_div", 8, &bits64(&a), &bits64(&b), &bits64(&a));
+    for k in 0..a.len() {
+        let want = a[k] / b[k];
+        assert!(same64(got[k], want), "{:e} / {:e}: got {:e} want {want:e}", a[k], b[k], f64::from_bits(got[k]));
+    }
 }
 
 #[test]
