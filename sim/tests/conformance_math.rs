@@ -185,7 +185,8 @@ fn bits64(v: &[f64]) -> Vec<u64> {
 /// overflowing results included: `(mantissa bits, exponent)` drawn freely.
 fn wide_pairs32(n: usize) -> (Vec<f32>, Vec<f32>) {
     let mut r = xorshift(31);
-    let mut one = || f32::from_bits(r() as u32 & 0xffff_ffff & !0x7f80_0000 | ((r() % 255) as u32) << 23);
+    let mut one =
+        || f32::from_bits(r() as u32 & 0xffff_ffff & !0x7f80_0000 | ((r() % 255) as u32) << 23);
     let a: Vec<f32> = (0..n).map(|_| one()).collect();
     let b: Vec<f32> = (0..n).map(|_| one()).collect();
     (a, b)
@@ -327,7 +328,13 @@ fn f64_division_is_correctly_rounded() {
     let got = run3(MATH, "f64_div", 8, &bits64(&a), &bits64(&b), &bits64(&a));
     for k in 0..a.len() {
         let want = a[k] / b[k];
-        assert!(same64(got[k], want), "{:e} / {:e}: got {:e} want {want:e}", a[k], b[k], f64::from_bits(got[k]));
+        assert!(
+            same64(got[k], want),
+            "{:e} / {:e}: got {:e} want {want:e}",
+            a[k],
+            b[k],
+            f64::from_bits(got[k])
+        );
     }
 }
 

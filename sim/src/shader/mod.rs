@@ -32,6 +32,7 @@ mod packed;
 mod program;
 mod salu;
 mod scheduler;
+mod sdwa;
 mod setup;
 mod smem;
 mod vcmp;

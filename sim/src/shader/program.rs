@@ -69,6 +69,8 @@ pub(crate) enum Src {
     Aperture(u64),
     /// `src_pops_exiting_wave_id` (no POPS on compute: zero).
     PopsWaveId,
+    /// An SDWA source after its byte/word select (`Wave::staged`).
+    Staged(u8),
 }
 
 /// A destination operand, resolved.
@@ -94,6 +96,8 @@ pub(crate) struct Inst {
     pub op: Opcode,
     /// Its semantics.
     pub exec: ExecFn,
+    /// The operation's own handler when `exec` wraps it (SDWA).
+    pub inner: ExecFn,
     /// GPU address.
     pub pc: u64,
     /// Size in bytes.
@@ -260,6 +264,7 @@ impl Program {
         let mut inst = Inst {
             op: i.opcode(),
             exec: super::illegal,
+            inner: super::illegal,
             pc,
             len: i.len() as u8,
             vdst: Dst::None,
@@ -347,7 +352,17 @@ impl Program {
             }
         }
         if let Some(f) = super::handler(inst.op) {
-            inst.exec = f;
+            match i.encoding() {
+                // Sub-dword addressing wraps the operation's handler.
+                Encoding::Sdwa => {
+                    inst.inner = f;
+                    inst.exec = super::sdwa::exec;
+                }
+                // DPP lane moves are not modelled: an illegal-instruction
+                // fault naming the `_dpp` form, never a result without them.
+                Encoding::Dpp => {}
+                _ => inst.exec = f,
+            }
         }
         inst
     }
@@ -379,6 +394,7 @@ fn undecodable(pc: u64, e: isa::DecodeError) -> Inst {
     Inst {
         op: Opcode::S_NOP,
         exec: super::undecodable,
+        inner: super::undecodable,
         pc,
         len: 4,
         vdst: Dst::None,

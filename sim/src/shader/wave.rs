@@ -51,6 +51,8 @@ pub(crate) struct Wave {
     pub s: [u32; SCALAR_FILE],
     /// The VGPR file (AGPRs from `accum_offset`).
     pub v: Vec<Lanes>,
+    /// SDWA sources 0 and 1 after their byte/word select (`Src::Staged`).
+    pub staged: [Lanes; 2],
     /// SCC.
     pub scc: bool,
     /// The MODE register (float round and denormal modes, DX10 clamp, IEEE).
@@ -77,6 +79,7 @@ impl Wave {
         Self {
             s: [0; SCALAR_FILE],
             v: vec![[0; LANES]; vgprs],
+            staged: [[0; LANES]; 2],
             scc: false,
             mode: 0,
             trapsts: 0,
@@ -171,6 +174,7 @@ impl Wave {
             Src::Vccz => u32::from(self.vcc() == 0),
             Src::Execz => u32::from(self.exec() == 0),
             Src::Aperture(a) => (a >> 32) as u32,
+            Src::Staged(k) => self.staged[usize::from(k) & 1][0],
             Src::None | Src::Zero | Src::PopsWaveId | Src::V(_) => 0,
         }
     }
@@ -196,6 +200,7 @@ impl Wave {
     pub fn read32(&self, src: Src, ty: Ty) -> Result<Lanes, Fault> {
         match src {
             Src::V(i) => Ok(*self.vreg(i)?),
+            Src::Staged(k) => Ok(self.staged[usize::from(k) & 1]),
             other => Ok([self.scalar32(other, ty); LANES]),
         }
     }
