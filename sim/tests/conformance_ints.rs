@@ -532,3 +532,37 @@ fn global_atomics_64_every_op() {
         "cmpxchg loop"
     );
 }
+
+#[test]
+fn dpp_lane_moves() {
+    // Every lane active (grid of whole waves); the reference follows the
+    // Vega ISA's DPP description (rows of 16 lanes, banks of 4).
+    let n = 128usize;
+    let mut r = xorshift(59);
+    let a: Vec<u64> = (0..n).map(|_| r() & 0xffff_ffff).collect();
+    let got = run3("dpp_moves", 4, &a, &a, &a, &vec![0; n * 8], 64);
+    for i in 0..n {
+        let (wave, l) = (i / 64 * 64, i % 64);
+        let x = |s: usize| a[wave + s] as u32;
+        let old = (i as u32) * 1000 + 7;
+        let row = l & !15;
+        let rl = l & 15;
+        let want: [u32; 8] = [
+            x((l & !3) | (3 - (l & 3))),
+            if rl < 15 { x(l + 1) } else { old },
+            if rl > 0 { x(l - 1) } else { 0 },
+            x(row + ((rl + 12) & 15)),
+            x(row + 15 - rl),
+            if (l >> 2) & 1 == 0 {
+                x((l & !7) + 7 - (l & 7))
+            } else {
+                old
+            },
+            if (l / 16) % 2 == 1 { x(row - 1) } else { old },
+            if l > 0 { x(l - 1) } else { old },
+        ];
+        for k in 0..8 {
+            assert_eq!(got[i * 8 + k] as u32, want[k], "lane {i} control {k}");
+        }
+    }
+}

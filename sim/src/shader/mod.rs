@@ -25,6 +25,7 @@
 
 mod control;
 mod cvt;
+mod dpp;
 mod ds;
 mod lanes;
 mod mubuf;

@@ -96,7 +96,7 @@ pub(crate) struct Inst {
     pub op: Opcode,
     /// Its semantics.
     pub exec: ExecFn,
-    /// The operation's own handler when `exec` wraps it (SDWA).
+    /// The operation's own handler when `exec` wraps it (SDWA, DPP).
     pub inner: ExecFn,
     /// GPU address.
     pub pc: u64,
@@ -358,9 +358,10 @@ impl Program {
                     inst.inner = f;
                     inst.exec = super::sdwa::exec;
                 }
-                // DPP lane moves are not modelled: an illegal-instruction
-                // fault naming the `_dpp` form, never a result without them.
-                Encoding::Dpp => {}
+                Encoding::Dpp => {
+                    inst.inner = f;
+                    inst.exec = super::dpp::exec;
+                }
                 _ => inst.exec = f,
             }
         }

@@ -150,3 +150,22 @@ kernel void global_atomics_64_more(global const ulong *a, global const ulong *b,
                                                  __HIP_MEMORY_SCOPE_AGENT))
         ;
 }
+
+// DPP lane moves (__builtin_amdgcn_update_dpp: v_mov_b32_dpp over `old`);
+// 8 results per work-item.
+kernel void dpp_moves(global const uint *a, global const uint *b, global const uint *c, global uint *out) {
+    size_t i = get_global_id(0);
+    (void)b;
+    (void)c;
+    int x = (int)a[i];
+    int o = (int)i * 1000 + 7;
+    global int *d = (global int *)out + i * 8;
+    d[0] = __builtin_amdgcn_update_dpp(o, x, 0x1b, 0xf, 0xf, false);  // quad_perm:[3,2,1,0]
+    d[1] = __builtin_amdgcn_update_dpp(o, x, 0x101, 0xf, 0xf, false); // row_shl:1
+    d[2] = __builtin_amdgcn_update_dpp(o, x, 0x111, 0xf, 0xf, true);  // row_shr:1 bound_ctrl:0
+    d[3] = __builtin_amdgcn_update_dpp(o, x, 0x124, 0xf, 0xf, false); // row_ror:4
+    d[4] = __builtin_amdgcn_update_dpp(o, x, 0x140, 0xf, 0xf, false); // row_mirror
+    d[5] = __builtin_amdgcn_update_dpp(o, x, 0x141, 0xf, 0x5, false); // row_half_mirror, banks 0 and 2
+    d[6] = __builtin_amdgcn_update_dpp(o, x, 0x142, 0xa, 0xf, false); // row_bcast:15, rows 1 and 3
+    d[7] = __builtin_amdgcn_update_dpp(o, x, 0x138, 0xf, 0xf, false); // wave_shr:1
+}
