@@ -28,6 +28,20 @@ fn xorshift(seed: u64) -> impl FnMut() -> u64 {
 /// Runs `kernel` of `path` over the inputs `a`, `b`, `c` of `size`-byte
 /// elements (given as bits) and returns the output bits.
 fn run3(path: &str, kernel: &str, size: usize, a: &[u64], b: &[u64], c: &[u64]) -> Vec<u64> {
+    run_conv(path, kernel, size, size, a, b, c)
+}
+
+/// `run3` with `isize`-byte inputs and `osize`-byte outputs.
+fn run_conv(
+    path: &str,
+    kernel: &str,
+    isize: usize,
+    osize: usize,
+    a: &[u64],
+    b: &[u64],
+    c: &[u64],
+) -> Vec<u64> {
+    let size = isize.max(osize);
     let n = a.len();
     let padded = n.div_ceil(64) * 64;
     let cl = Client::new(2);
@@ -38,7 +52,7 @@ fn run3(path: &str, kernel: &str, size: usize, a: &[u64], b: &[u64], c: &[u64]) 
         let mut bytes = Vec::with_capacity(padded * size);
         for k in 0..padded {
             let x = v.get(k).copied().unwrap_or(0);
-            bytes.extend_from_slice(&x.to_le_bytes()[..size]);
+            bytes.extend_from_slice(&x.to_le_bytes()[..isize]);
         }
         buf.write(0, &bytes);
     }
@@ -51,12 +65,12 @@ fn run3(path: &str, kernel: &str, size: usize, a: &[u64], b: &[u64], c: &[u64]) 
         Geometry::linear(padded as u32, 64),
     );
     assert!(matches!(out, Outcome::Done), "{kernel}: {out:?}");
-    let bytes = bufs[3].read(0, n * size);
+    let bytes = bufs[3].read(0, n * osize);
     bytes
-        .chunks(size)
+        .chunks(osize)
         .map(|ch| {
             let mut w = [0u8; 8];
-            w[..size].copy_from_slice(ch);
+            w[..osize].copy_from_slice(ch);
             u64::from_le_bytes(w)
         })
         .collect()
@@ -185,8 +199,7 @@ fn bits64(v: &[f64]) -> Vec<u64> {
 /// overflowing results included: `(mantissa bits, exponent)` drawn freely.
 fn wide_pairs32(n: usize) -> (Vec<f32>, Vec<f32>) {
     let mut r = xorshift(31);
-    let mut one =
-        || f32::from_bits(r() as u32 & 0xffff_ffff & !0x7f80_0000 | ((r() % 255) as u32) << 23);
+    let mut one = || f32::from_bits((r() as u32 & !0x7f80_0000) | ((r() % 255) as u32) << 23);
     let a: Vec<f32> = (0..n).map(|_| one()).collect();
     let b: Vec<f32> = (0..n).map(|_| one()).collect();
     (a, b)
@@ -576,4 +589,177 @@ fn f16_arithmetic_is_ieee() {
     // 53 bits, which for f16 (2^-48 .. 2^32) it does.
     check("h_fma", &|x, y, z| f2h(x.mul_add(y, z)));
     check("h_mad", &|x, y, z| f2h(x.mul_add(y, z)));
+}
+
+#[test]
+fn f16_rounding_sqrt_ldexp_and_conversions() {
+    let e = edges16();
+    let mut r = xorshift(61);
+    let n = 3000;
+    let a: Vec<u16> = (0..n)
+        .map(|k| {
+            if k % 2 == 0 {
+                e[(r() % e.len() as u64) as usize]
+            } else {
+                r() as u16
+            }
+        })
+        .collect();
+    let b: Vec<u16> = (0..n).map(|_| e[(r() % e.len() as u64) as usize]).collect();
+    let w = |v: &[u16]| v.iter().map(|&x| u64::from(x)).collect::<Vec<_>>();
+    let nan = |h: u16| h & 0x7c00 == 0x7c00 && h & 0x3ff != 0;
+    let check = |kernel: &str, want: &dyn Fn(f64, f64) -> u16| {
+        let got = run3(MATH, kernel, 2, &w(&a), &w(&b), &w(&a));
+        for k in 0..n {
+            let wnt = want(h2f(a[k]), h2f(b[k]));
+            let g = got[k] as u16;
+            assert!(
+                g == wnt || (nan(g) && nan(wnt)),
+                "{kernel}({:#x}, {:#x}): got {g:#x} want {wnt:#x}",
+                a[k],
+                b[k]
+            );
+        }
+    };
+    check("h_floor", &|x, _| f2h(x.floor()));
+    check("h_ceil", &|x, _| f2h(x.ceil()));
+    check("h_trunc", &|x, _| f2h(x.trunc()));
+    check("h_rint", &|x, _| f2h(x.round_ties_even()));
+    // sqrt of an f16 rounded once to f16 (f64 holds it to far more bits
+    // than a double rounding could disturb: 53 >= 2 * 11 + 2).
+    check("h_sqrt", &|x, _| f2h(x.sqrt()));
+    check("h_ldexp", &|x, y| {
+        let n = (y as i32).clamp(-100, 100);
+        if x == 0.0 || !x.is_finite() {
+            f2h(x)
+        } else {
+            f2h(x * 2f64.powi(n))
+        }
+    });
+    let got = run_conv(MATH, "h_to_f32", 2, 4, &w(&a), &w(&b), &w(&a));
+    for k in 0..n {
+        let want = h2f(a[k]) as f32;
+        assert!(
+            same32(got[k], want),
+            "h_to_f32({:#x}): got {:#x}",
+            a[k],
+            got[k]
+        );
+    }
+    let f = edges32();
+    let fb = bits32(&f);
+    let got = run_conv(MATH, "f32_to_h", 4, 2, &fb, &fb, &fb);
+    for k in 0..f.len() {
+        let want = f2h(f64::from(f[k]));
+        let g = got[k] as u16;
+        assert!(
+            g == want || (nan(g) && nan(want)),
+            "f32_to_h({:e}): got {g:#x} want {want:#x}",
+            f[k]
+        );
+    }
+}
+
+#[test]
+fn f32_rounding_and_ldexp() {
+    let (a, b) = pairs(&edges32());
+    let check = |kernel: &str, want: &dyn Fn(f32, f32) -> f32| {
+        let got = run3(MATH, kernel, 4, &bits32(&a), &bits32(&b), &bits32(&a));
+        for k in 0..a.len() {
+            let w = want(a[k], b[k]);
+            assert!(
+                same32(got[k], w),
+                "{kernel}({:e}, {:e}): got {:#x} want {:#x}",
+                a[k],
+                b[k],
+                got[k],
+                w.to_bits()
+            );
+        }
+    };
+    check("f32_floor", &|x, _| x.floor());
+    check("f32_ceil", &|x, _| x.ceil());
+    check("f32_trunc", &|x, _| x.trunc());
+    check("f32_rint", &|x, _| x.round_ties_even());
+    check("f32_ldexp", &|x, y| {
+        let n = (y as i32).clamp(-400, 400);
+        if x == 0.0 || !x.is_finite() {
+            x
+        } else {
+            (f64::from(x) * 2f64.powi(n / 2) * 2f64.powi(n - n / 2)) as f32
+        }
+    });
+}
+
+#[test]
+fn integer_float_conversions() {
+    let mut r = xorshift(67);
+    let f = edges32();
+    let fb = bits32(&f);
+    let conv = |kernel: &str, isz: usize, osz: usize, input: &[u64], want: &dyn Fn(u64) -> u64| {
+        let got = run_conv(MATH, kernel, isz, osz, input, input, input);
+        for k in 0..input.len() {
+            let w = want(input[k]);
+            assert_eq!(got[k], w, "{kernel}({:#x})", input[k]);
+        }
+    };
+    // Out-of-range float to int is undefined in OpenCL C; the hardware
+    // (and Rust's `as`) saturate and give 0 for NaN.
+    conv("f32_to_i32", 4, 4, &fb, &|x| {
+        u64::from(f32::from_bits(x as u32) as i32 as u32)
+    });
+    conv("f32_to_u32", 4, 4, &fb, &|x| {
+        u64::from(f32::from_bits(x as u32) as u32)
+    });
+    let ints: Vec<u64> = (0..3000)
+        .map(|k| match k % 3 {
+            0 => [
+                0u64,
+                1,
+                u64::MAX,
+                1 << 63,
+                (1 << 63) - 1,
+                0xffff_ffff,
+                1 << 24,
+                (1 << 24) + 1,
+                (1 << 53) + 1,
+                0x8000_0080_0000_0001,
+            ][k / 3 % 10],
+            1 => r() >> (r() % 64),
+            _ => r(),
+        })
+        .collect();
+    let low: Vec<u64> = ints.iter().map(|&x| x & 0xffff_ffff).collect();
+    conv("i32_to_f32", 4, 4, &low, &|x| {
+        u64::from((x as u32 as i32 as f32).to_bits())
+    });
+    conv("u32_to_f32", 4, 4, &low, &|x| {
+        u64::from((x as u32 as f32).to_bits())
+    });
+    conv("i64_to_f32", 8, 4, &ints, &|x| {
+        u64::from((x as i64 as f32).to_bits())
+    });
+    conv("u64_to_f32", 8, 4, &ints, &|x| {
+        u64::from((x as f32).to_bits())
+    });
+    conv("i64_to_f64", 8, 8, &ints, &|x| (x as i64 as f64).to_bits());
+    conv("u64_to_f64", 8, 8, &ints, &|x| (x as f64).to_bits());
+    conv("f32_to_f64", 4, 8, &fb, &|x| {
+        f64::from(f32::from_bits(x as u32)).to_bits()
+    });
+    // f64 to 64-bit integers: in range only (out of range is undefined and
+    // the expansion clang emits does not saturate).
+    let d: Vec<u64> = ints
+        .iter()
+        .map(|&x| {
+            let v = (x as i64 as f64) * 0.75;
+            v.to_bits()
+        })
+        .collect();
+    conv("f64_to_i64", 8, 8, &d, &|x| f64::from_bits(x) as i64 as u64);
+    let du: Vec<u64> = ints
+        .iter()
+        .map(|&x| ((x as f64) * 0.75).to_bits())
+        .collect();
+    conv("f64_to_u64", 8, 8, &du, &|x| f64::from_bits(x) as u64);
 }

@@ -40,3 +40,38 @@ K3(h_fma, half, __builtin_fmaf16(x, y, z))
 K3(h_mad, half, x * y + z)
 K3(h_minmax, half, __builtin_fminf16(x, y))
 K3(h_sub, half, x - y)
+
+// One input type, another output type (conversions).
+#define KC(name, TI, TO, expr)                                                                     \
+    kernel void name(global const TI *a, global const TI *b, global const TI *c, global TO *out) { \
+        size_t i = get_global_id(0);                                                               \
+        TI x = a[i], y = b[i];                                                                     \
+        (void)y;                                                                                   \
+        (void)c;                                                                                   \
+        out[i] = (expr);                                                                           \
+    }
+
+K3(h_floor, half, __builtin_floorf16(x))
+K3(h_ceil, half, __builtin_ceilf16(x))
+K3(h_trunc, half, __builtin_truncf16(x))
+K3(h_rint, half, __builtin_rintf16(x))
+K3(h_sqrt, half, __builtin_sqrtf16(x))
+K3(h_ldexp, half, __builtin_ldexpf16(x, (int)y))
+KC(h_to_f32, half, float, (float)x)
+KC(f32_to_h, float, half, (half)x)
+K3(f32_floor, float, __builtin_floorf(x))
+K3(f32_ceil, float, __builtin_ceilf(x))
+K3(f32_trunc, float, __builtin_truncf(x))
+K3(f32_rint, float, __builtin_rintf(x))
+K3(f32_ldexp, float, __builtin_ldexpf(x, (int)y))
+KC(f32_to_i32, float, int, (int)x)
+KC(f32_to_u32, float, uint, (uint)x)
+KC(i32_to_f32, int, float, (float)x)
+KC(u32_to_f32, uint, float, (float)x)
+KC(i64_to_f32, long, float, (float)x)
+KC(u64_to_f32, ulong, float, (float)x)
+KC(i64_to_f64, long, double, (double)x)
+KC(u64_to_f64, ulong, double, (double)x)
+KC(f64_to_i64, double, long, (long)x)
+KC(f64_to_u64, double, ulong, (ulong)x)
+KC(f32_to_f64, float, double, (double)x)
