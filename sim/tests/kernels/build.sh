@@ -11,6 +11,8 @@ for src in src/*.cl; do
     # fastdiv.cl keeps OpenCL's default (2.5 ulp) f32 division.
     cr=-cl-fp32-correctly-rounded-divide-sqrt
     [ "$name" = fastdiv ] && cr=
+    # ftz.cl flushes f32 denormals.
+    [ "$name" = ftz ] && cr="$cr -cl-denorms-are-zero"
     "$CLANG" -x cl -cl-std=CL2.0 -DCOV=5 -I../../../loader-core/corpus/src -Isrc \
         -target amdgcn-amd-amdhsa -mcpu=gfx90a -nogpulib -mcode-object-version=5 -O2 \
         $cr "$src" -o "$name.co"
