@@ -814,3 +814,44 @@ fn f32_division_and_sqrt_with_denormals_flushed() {
         );
     }
 }
+
+#[test]
+fn f16_division() {
+    // clang: f32 reciprocal, v_fma_mixlo_f16 (x * rcp rounded once to f16),
+    // v_div_fixup_f16. OpenCL (cl_khr_fp16) allows 1 ulp for half
+    // division; the special cases are exact.
+    let e = edges16();
+    let (a, b) = pairs(&e);
+    let w = |v: &[u16]| v.iter().map(|&x| u64::from(x)).collect::<Vec<_>>();
+    let got = run3(MATH, "h_div", 2, &w(&a), &w(&b), &w(&a));
+    let nan = |h: u16| h & 0x7c00 == 0x7c00 && h & 0x3ff != 0;
+    let mut exact = 0;
+    for k in 0..a.len() {
+        let want = f2h(h2f(a[k]) / h2f(b[k]));
+        let g = got[k] as u16;
+        if nan(want) {
+            assert!(nan(g), "{:#x} / {:#x}: got {g:#x}", a[k], b[k]);
+            exact += 1;
+            continue;
+        }
+        // Same sign, at most one f16 ulp apart (inf and the largest finite
+        // are adjacent).
+        assert_eq!(
+            g & 0x8000,
+            want & 0x8000,
+            "{:#x} / {:#x}: got {g:#x} want {want:#x}",
+            a[k],
+            b[k]
+        );
+        assert!(
+            (g & 0x7fff).abs_diff(want & 0x7fff) <= 1,
+            "{:#x} / {:#x}: got {g:#x} want {want:#x}",
+            a[k],
+            b[k]
+        );
+        exact += usize::from(g == want);
+    }
+    // The f32 reciprocal is within 1 ulp of f32, far below f16's: nearly
+    // every quotient is the correctly rounded one.
+    assert!(exact * 100 >= a.len() * 99, "{exact} of {} exact", a.len());
+}

@@ -12,7 +12,9 @@
 //! bits); fma is computed in f64 with an exact error term and rounded to odd
 //! before the f16 rounding, so it is correctly rounded too. The
 //! transcendental ops (`v_rcp/rsq/log/exp/sin/cos_f16`) are within the
-//! hardware's documented error, not bit-identical to it. `v_mad_f16` and
+//! hardware's documented error, not bit-identical to it. `v_div_fixup_f16`
+//! (and its legacy form) is `v_div_fixup` on f16 values; `v_fma_mix*`
+//! (VOP3P mixed f16/f32 fma) rounds the fused result once. `v_mad_f16` and
 //! `v_mac_f16` are unfused: the product rounds to f16 first.
 
 use isa::Opcode::{self, *};
@@ -165,6 +167,83 @@ fn minmax(a: f32, b: f32, max: bool, ieee: bool) -> f32 {
     super::vf32::minmax(a, b, max, ieee)
 }
 
+/// `v_fma_mix_f32` / `v_fma_mixlo_f16` / `v_fma_mixhi_f16` (VOP3P): each
+/// source is an f16 (`op_sel_hi[k]` set; its high half when `op_sel[k]`)
+/// or an f32, with `neg` and `abs` (the `neg_hi` field); the fused result
+/// is rounded once to f32, or to f16 into the low or high half (the other
+/// half kept).
+fn fma_mix(w: &mut Wave, i: &Inst, out: Mix) -> Result<Flow, Fault> {
+    let m = i.mods;
+    let mut srcs = [[0u32; LANES]; 3];
+    for (k, s) in srcs.iter_mut().enumerate() {
+        let ty = if m.op_sel_hi >> k & 1 != 0 {
+            Ty::F16
+        } else {
+            Ty::F32
+        };
+        *s = w.read32(i.src[k], ty)?;
+    }
+    let old = match i.vdst {
+        Dst::V(r) => *w.vget(r)?,
+        _ => [0; LANES],
+    };
+    let val = |x: u32, k: usize| -> f32 {
+        let mut v = if m.op_sel_hi >> k & 1 != 0 {
+            let h = if m.op_sel >> k & 1 != 0 { x >> 16 } else { x };
+            f16_to_f32(h as u16)
+        } else {
+            f32::from_bits(x)
+        };
+        if m.abs >> k & 1 != 0 {
+            v = v.abs();
+        }
+        if m.neg >> k & 1 != 0 {
+            v = -v;
+        }
+        v
+    };
+    let clamp = |r: f32| {
+        if m.clamp {
+            if r.is_nan() {
+                0.0
+            } else {
+                r.clamp(0.0, 1.0) + 0.0
+            }
+        } else {
+            r
+        }
+    };
+    let mut d = [0u32; LANES];
+    for l in 0..LANES {
+        let (a, b, c) = (val(srcs[0][l], 0), val(srcs[1][l], 1), val(srcs[2][l], 2));
+        d[l] = match out {
+            Mix::F32 => clamp(a.mul_add(b, c)).to_bits(),
+            Mix::Lo | Mix::Hi => {
+                let h = f32_to_f16(fma16(a, b, c));
+                let h = if m.clamp {
+                    f32_to_f16(clamp(f16_to_f32(h)))
+                } else {
+                    h
+                };
+                if let Mix::Lo = out {
+                    (old[l] & 0xffff_0000) | u32::from(h)
+                } else {
+                    (old[l] & 0xffff) | (u32::from(h) << 16)
+                }
+            }
+        };
+    }
+    w.write32(i.vdst, &d)?;
+    Ok(Flow::Next)
+}
+
+#[derive(Clone, Copy)]
+enum Mix {
+    F32,
+    Lo,
+    Hi,
+}
+
 /// The handler of a scalar f16 operation.
 pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
     match op {
@@ -223,6 +302,15 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         V_RCP_F16 => f(|w, i, _| vh(w, i, C::None, Env::f64(w), |a, _, _| 1.0 / a)),
         V_RSQ_F16 => f(|w, i, _| vh(w, i, C::None, Env::f64(w), |a, _, _| 1.0 / a.sqrt())),
         V_LOG_F16 => f(|w, i, _| vh(w, i, C::None, Env::f64(w), |a, _, _| a.log2())),
+        V_FMA_MIX_F32 => f(|w, i, _| fma_mix(w, i, Mix::F32)),
+        V_FMA_MIXLO_F16 => f(|w, i, _| fma_mix(w, i, Mix::Lo)),
+        V_FMA_MIXHI_F16 => f(|w, i, _| fma_mix(w, i, Mix::Hi)),
+        V_DIV_FIXUP_F16 | V_DIV_FIXUP_LEGACY_F16 => f(|w, i, _| {
+            vh(w, i, C::Src2, Env::f64(w), |q, d, n| {
+                super::vf64::div_fixup(f64::from(q), f64::from(d), f64::from(n), f64::INFINITY)
+                    as f32
+            })
+        }),
         V_EXP_F16 => f(|w, i, _| vh(w, i, C::None, Env::f64(w), |a, _, _| a.exp2())),
         _ => None,
     }

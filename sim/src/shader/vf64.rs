@@ -379,7 +379,7 @@ fn div_fmas64(a: f64, b: f64, c: f64, vcc: bool) -> f64 {
 }
 
 /// `v_div_fixup`: `s0` the quotient, `s1` the denominator, `s2` the numerator.
-fn div_fixup(s0: f64, s1: f64, s2: f64, inf: f64) -> f64 {
+pub(crate) fn div_fixup(s0: f64, s1: f64, s2: f64, inf: f64) -> f64 {
     let neg = s1.is_sign_negative() != s2.is_sign_negative();
     let signed = |x: f64| if neg { -x } else { x };
     if s2.is_nan() {
