@@ -566,3 +566,48 @@ fn dpp_lane_moves() {
         }
     }
 }
+
+#[test]
+fn byte_and_short_arithmetic_sdwa() {
+    check("i8_i16_mix", 4, 32, |x, y, z| {
+        let (x, y, z) = (i32v(x), i32v(y), i32v(z));
+        let v = i32::from((x >> 8) as i8)
+            .wrapping_mul(i32::from((y >> 16) as i16))
+            .wrapping_add(i32::from((z >> 24) as u8))
+            .wrapping_sub(i32::from(x as i16))
+            .wrapping_add(((x & 0xff00) >> 8).wrapping_mul(y >> 24));
+        v as u32 as u64
+    });
+    check("u16_pack", 4, 32, |x, y, z| {
+        let (x, y, z) = (x as u32, y as u32, z as u32);
+        let lo = u32::from((x as u16).wrapping_add((y >> 16) as u16));
+        let hi = u32::from(((x >> 8) as u8).wrapping_mul(z as u8));
+        u64::from(lo | hi << 16)
+    });
+}
+
+#[test]
+fn f64_atomics_global_and_local() {
+    // Halves of small integers: every partial sum is exact, so the sums do
+    // not depend on the order the atomics (and the wave-level reduction
+    // clang emits before them) run in.
+    let n = 512usize;
+    let mut r = xorshift(71);
+    let a: Vec<f64> = (0..n).map(|_| (r() % 4001) as f64 * 0.5 - 1000.0).collect();
+    let bits: Vec<u64> = a.iter().map(|x| x.to_bits()).collect();
+    let init = [0.0f64, f64::INFINITY, f64::NEG_INFINITY, 0.0].map(f64::to_bits);
+    let got = run3("f64_atomics", 8, &bits, &bits, &bits, &init, 64);
+    let sum: f64 = a.iter().sum();
+    assert_eq!(f64::from_bits(got[0]), sum, "global add");
+    assert_eq!(
+        f64::from_bits(got[1]),
+        a.iter().copied().fold(f64::INFINITY, f64::min),
+        "global min"
+    );
+    assert_eq!(
+        f64::from_bits(got[2]),
+        a.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        "global max"
+    );
+    assert_eq!(f64::from_bits(got[3]), sum, "sum of the groups' LDS sums");
+}

@@ -169,3 +169,29 @@ kernel void dpp_moves(global const uint *a, global const uint *b, global const u
     d[6] = __builtin_amdgcn_update_dpp(o, x, 0x142, 0xa, 0xf, false); // row_bcast:15, rows 1 and 3
     d[7] = __builtin_amdgcn_update_dpp(o, x, 0x138, 0xf, 0xf, false); // wave_shr:1
 }
+
+// Byte and short arithmetic (SDWA selects with sign extension).
+K3(i8_i16_mix, int,
+   (int)(char)(x >> 8) * (int)(short)(y >> 16) + (int)(uchar)(z >> 24) - (int)(short)x + ((x & 0xff00) >> 8) * (y >> 24))
+K3(u16_pack, uint, (uint)(ushort)((ushort)x + (ushort)(y >> 16)) | ((uint)(uchar)((uchar)(x >> 8) * (uchar)z) << 16))
+
+// 64-bit float atomics on global memory and LDS (gfx90a global_atomic_add_f64, ds_add_f64).
+kernel void f64_atomics(global const double *a, global const double *b, global const double *c, global double *out) {
+    local double s[2];
+    size_t i = get_global_id(0);
+    uint l = get_local_id(0);
+    (void)b;
+    (void)c;
+    if (l == 0) {
+        s[0] = 0.0;
+        s[1] = 0.0;
+    }
+    barrier_local();
+    AT(fetch_add, &out[0], a[i]);
+    AT(fetch_min, &out[1], a[i]);
+    AT(fetch_max, &out[2], a[i]);
+    LAT(fetch_add, &s[0], a[i]);
+    barrier_local();
+    if (l == 0)
+        AT(fetch_add, &out[3], s[0]);
+}
