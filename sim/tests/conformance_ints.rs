@@ -611,3 +611,45 @@ fn f64_atomics_global_and_local() {
     );
     assert_eq!(f64::from_bits(got[3]), sum, "sum of the groups' LDS sums");
 }
+
+#[test]
+fn small_integer_vectors() {
+    check("u8x4_ops", 4, 32, |x, y, z| {
+        let b = |v: u64, k: u32| (v >> (8 * k)) as u8;
+        let mut out = 0u64;
+        for k in 0..4 {
+            let r = b(x, k)
+                .wrapping_add(b(y, k).wrapping_mul(b(z, k)))
+                .wrapping_sub(b(x, k) >> (k + 1));
+            out |= u64::from(r) << (8 * k);
+        }
+        out
+    });
+    check("i16x2_ops", 4, 32, |x, y, z| {
+        let h = |v: u64, k: u32| (v >> (16 * k)) as u16 as i16;
+        let mut out = 0u64;
+        for k in 0..2 {
+            let (a, b, c) = (h(x, k), h(y, k), h(z, k));
+            let sh = if k == 0 { 3 } else { 1 };
+            let r = a
+                .wrapping_mul(b)
+                .wrapping_add(c >> sh)
+                .wrapping_sub(a.max(c));
+            out |= u64::from(r as u16) << (16 * k);
+        }
+        out
+    });
+}
+
+#[test]
+fn sixteen_bit_scalars() {
+    check("u16_ops", 2, 16, |x, y, z| {
+        let (x, y, z) = (x as u16, y as u16, z as u16);
+        u64::from(x.wrapping_mul(y).wrapping_add(z) ^ (x >> (y & 15)) ^ (z << (x & 15)) ^ x.max(y))
+    });
+    check("i16_ops", 2, 16, |x, y, z| {
+        let (x, y, z) = (x as i16, y as i16, z as i16);
+        let v = x.wrapping_mul(y).wrapping_sub(z) ^ (x >> (y & 15)) ^ x.min(z);
+        u64::from(v as u16)
+    });
+}

@@ -41,6 +41,7 @@ mod vf16;
 mod vf32;
 mod vf64;
 mod vint;
+mod vint16;
 mod vmem;
 mod wave;
 
@@ -167,6 +168,7 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         .or_else(|| control::handler(op))
         .or_else(|| smem::handler(op))
         .or_else(|| vint::handler(op))
+        .or_else(|| vint16::handler(op))
         .or_else(|| vf32::handler(op))
         .or_else(|| vf64::handler(op))
         .or_else(|| vf16::handler(op))

@@ -195,3 +195,9 @@ kernel void f64_atomics(global const double *a, global const double *b, global c
     if (l == 0)
         AT(fetch_add, &out[3], s[0]);
 }
+
+// 8- and 16-bit vectors (SDWA byte/word selects and destinations).
+K3(u8x4_ops, uchar4, x + y * z - (x >> (uchar4)(1, 2, 3, 4)))
+K3(i16x2_ops, short2, x * y + (z >> (short2)(3, 1)) - (x > z ? x : z))
+K3(u16_ops, ushort, (ushort)(x * y + z) ^ (ushort)(x >> (y & 15)) ^ (ushort)(z << (x & 15)) ^ (x > y ? x : y))
+K3(i16_ops, short, (short)(x * y - z) ^ (short)(x >> (y & 15)) ^ (x < z ? x : z))
