@@ -653,3 +653,19 @@ fn sixteen_bit_scalars() {
         u64::from(v as u16)
     });
 }
+
+#[test]
+fn undefined_integer_division_does_not_fault() {
+    // OpenCL C leaves x / 0 and INT_MIN / -1 undefined; the kernels must
+    // still complete (no fault, no hang) whatever they store.
+    let a = [0x8000_0000u64, 5, 0, 0xffff_ffff];
+    let b = [0xffff_ffffu64, 0, 0, 0];
+    for k in ["u32_div", "u32_rem", "i32_div", "i32_rem"] {
+        run3(k, 4, &a, &b, &a, &[], 64);
+    }
+    let a = [1u64 << 63, 5, 0, u64::MAX];
+    let b = [u64::MAX, 0, 0, 0];
+    for k in ["u64_div", "u64_rem", "i64_div", "i64_rem"] {
+        run3(k, 8, &a, &b, &a, &[], 64);
+    }
+}
