@@ -93,3 +93,36 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fa
     w.set_s64(EXEC, exec);
     r
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lane_sources() {
+        // quad_perm:[1,0,3,2] = 0b10_11_00_01.
+        assert_eq!(source(0xb1, 4), Ok(Some(5)));
+        assert_eq!(source(0xb1, 7), Ok(Some(6)));
+        // row_shl:1 runs off the row's end; row_shr:2 off its start.
+        assert_eq!(source(0x101, 14), Ok(Some(15)));
+        assert_eq!(source(0x101, 15), Ok(None));
+        assert_eq!(source(0x112, 17), Ok(None));
+        assert_eq!(source(0x112, 18), Ok(Some(16)));
+        // row_ror:1 wraps inside the row.
+        assert_eq!(source(0x121, 16), Ok(Some(31)));
+        // wave_shr:1 / wave_ror:1 / wave_rol:1 / wave_shl:1.
+        assert_eq!(source(0x138, 0), Ok(None));
+        assert_eq!(source(0x13c, 0), Ok(Some(63)));
+        assert_eq!(source(0x134, 63), Ok(Some(0)));
+        assert_eq!(source(0x130, 63), Ok(None));
+        // Mirrors and broadcasts.
+        assert_eq!(source(0x140, 33), Ok(Some(46)));
+        assert_eq!(source(0x141, 9), Ok(Some(14)));
+        assert_eq!(source(0x142, 40), Ok(Some(31)));
+        assert_eq!(source(0x143, 40), Ok(Some(31)));
+        assert_eq!(source(0x143, 20), Ok(None));
+        // Reserved controls.
+        assert_eq!(source(0x100, 0), Err(()));
+        assert_eq!(source(0x150, 0), Err(()));
+    }
+}

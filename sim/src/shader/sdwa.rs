@@ -73,26 +73,62 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fa
     let flow = (i.inner)(w, &j, ctx)?;
     let new = *w.vget(r)?;
     let exec = w.exec();
-    let (shift, width) = field(dst_sel);
-    let mask = ((1u64 << width) - 1) as u32;
     let mut d = old;
     for l in 0..LANES {
-        if exec >> l & 1 == 0 {
-            continue;
+        if exec >> l & 1 != 0 {
+            d[l] = place(new[l], old[l], dst_sel, unused);
         }
-        let x = new[l] & mask;
-        let placed = x << shift;
-        d[l] = match unused {
-            // UNUSED_SEXT: the field's sign above it, zeros below.
-            1 => {
-                let s = ((x << (32 - width)) as i32 >> (32 - width)) as u32;
-                s << shift
-            }
-            // UNUSED_PRESERVE.
-            2 => (old[l] & !(mask << shift)) | placed,
-            _ => placed,
-        };
     }
     w.write32(i.vdst, &d)?;
     Ok(flow)
+}
+
+/// The destination dword: the low bits of `new` in the `dst_sel` field,
+/// the rest per `dst_unused` (0 pad, 1 sign-extend above, 2 preserve).
+fn place(new: u32, old: u32, dst_sel: u8, unused: u8) -> u32 {
+    let (shift, width) = field(dst_sel);
+    if width == 32 {
+        return new;
+    }
+    let mask = (1u32 << width) - 1;
+    let x = new & mask;
+    match unused {
+        // UNUSED_SEXT: the field's sign above it, zeros below.
+        1 => (((x << (32 - width)) as i32 >> (32 - width)) as u32) << shift,
+        // UNUSED_PRESERVE.
+        2 => (old & !(mask << shift)) | (x << shift),
+        _ => x << shift,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_selects() {
+        assert_eq!(select(0x8281_7f80, 0, false), 0x80);
+        assert_eq!(select(0x8281_7f80, 0, true), 0xffff_ff80);
+        assert_eq!(select(0x8281_7f80, 1, true), 0x7f);
+        assert_eq!(select(0x8281_7f80, 3, false), 0x82);
+        assert_eq!(select(0x8281_7f80, 5, true), 0xffff_8281);
+        assert_eq!(select(0x8281_7f80, 4, false), 0x7f80);
+        assert_eq!(select(0x8281_7f80, 6, true), 0x8281_7f80);
+    }
+
+    #[test]
+    fn destination_placement() {
+        let old = 0x1122_3344;
+        // WORD_1, pad / sext / preserve.
+        assert_eq!(place(0xabcd_8001, old, 5, 0), 0x8001_0000);
+        assert_eq!(place(0xabcd_8001, old, 5, 1), 0x8001_0000);
+        assert_eq!(place(0xabcd_8001, old, 5, 2), 0x8001_3344);
+        // BYTE_1 with a negative byte: sign-extended above, zero below.
+        assert_eq!(place(0x0000_00f0, old, 1, 1), 0xffff_f000);
+        assert_eq!(place(0x0000_00f0, old, 1, 2), 0x1122_f044);
+        assert_eq!(place(0x0000_00f0, old, 0, 0), 0x0000_00f0);
+        // WORD_0 sign-extended.
+        assert_eq!(place(0x1234_8000, old, 4, 1), 0xffff_8000);
+        assert_eq!(place(0x1234_5678, old, 6, 2), 0x1234_5678);
+    }
 }
