@@ -477,6 +477,64 @@ enum Div {
     Fixup,
 }
 
+/// 2/π to 1201 fraction bits (b1200 first), left-aligned in 19 words: the
+/// table `v_trig_preop_f64` reads (computed from Machin's formula; the
+/// same digits as the Payne-Hanek tables of fdlibm).
+const TWO_OVER_PI: [u64; 19] = [
+    0xa2f9_836e_4e44_1529,
+    0xfc27_57d1_f534_ddc0,
+    0xdb62_9599_3c43_9041,
+    0xfe51_63ab_debb_c561,
+    0xb724_6e3a_424d_d2e0,
+    0x0649_2eea_09d1_921c,
+    0xfe1d_eb1c_b129_a73e,
+    0xe882_35f5_2ebb_4484,
+    0xe99c_7026_b45f_7e41,
+    0x3991_d639_8353_39f4,
+    0x9c84_5f8b_bdf9_283b,
+    0x1ff8_97ff_de05_980f,
+    0xef2f_118b_5a0a_6d1f,
+    0x6d36_7ecf_27cb_09b7,
+    0x4f46_3f66_9e5f_ea2d,
+    0x7527_bac7_ebe5_f17b,
+    0x3d07_39f7_8a52_92ea,
+    0x6bfb_5fb1_1f8d_5d08,
+    0x5603_3046_fc7b_0000,
+];
+
+/// The 53 bits of 2/π starting `start` bits after the binary point
+/// (zeros past the table's 1201 bits).
+fn two_over_pi_bits(start: u32) -> u64 {
+    let w = (start / 64) as usize;
+    let word = |k: usize| u128::from(TWO_OVER_PI.get(k).copied().unwrap_or(0));
+    let window = (word(w) << 64) | word(w + 1);
+    ((window << (start % 64)) >> (128 - 53)) as u64
+}
+
+/// `v_trig_preop_f64` (AMD MI200 ISA): the 53-bit segment `seg` of 2/π
+/// aligned for range reduction of `x`: bits from `seg * 53` (plus the
+/// amount `x`'s exponent exceeds 1077 by), scaled by 2^-(53 + shift)
+/// (2^128 more when the exponent is >= 1968), rounded toward zero.
+fn trig_preop(x: f64, seg: u32) -> f64 {
+    let e = exp64(x) as u32;
+    let mut shift = (seg & 31) * 53;
+    if e > 1077 {
+        shift += e - 1077;
+    }
+    let r = two_over_pi_bits(shift) as f64; // exact: 53 bits
+    let mut scale = -53 - shift as i32;
+    if e >= 1968 {
+        scale += 128;
+    }
+    let t = ldexp64(r, scale);
+    // Toward zero: undo a rounding up (only possible below the normal range).
+    if t != 0.0 && ldexp64(t, -scale) > r {
+        f64::from_bits(t.to_bits() - 1)
+    } else {
+        t
+    }
+}
+
 /// The handler of an f64 operation or a division helper.
 pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
     match op {
@@ -527,6 +585,17 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         V_RCP_F64 => f(|w, i, _| vd1(w, i, |a| 1.0 / a)),
         V_RSQ_F64 => f(|w, i, _| vd1(w, i, |a| 1.0 / a.sqrt())),
         V_SQRT_F64 => f(|w, i, _| vd1(w, i, f64::sqrt)),
+        V_TRIG_PREOP_F64 => f(|w, i, _| {
+            let env = Env::f64(w);
+            let a = w.read64(i.src[0], Ty::F64)?;
+            let b = w.read32(i.src[1], Ty::B32)?;
+            let mut d = [0u64; LANES];
+            for l in 0..LANES {
+                d[l] = output(trig_preop(input(a[l], 0, i, env), b[l]), i, env);
+            }
+            w.write64(i.vdst, &d)?;
+            Ok(Flow::Next)
+        }),
         V_DIV_SCALE_F32 => f(|w, i, _| div32(w, i, Div::Scale)),
         V_DIV_FMAS_F32 => f(|w, i, _| div32(w, i, Div::Fmas)),
         V_DIV_FIXUP_F32 => f(|w, i, _| div32(w, i, Div::Fixup)),
@@ -556,6 +625,32 @@ mod tests {
         let fma4 = nd.mul_add(mul, d1);
         let fmas = div_fmas64(fma4, fma3, mul, vcc);
         div_fixup(fmas, y, x, f64::INFINITY)
+    }
+
+    #[test]
+    fn trig_preop_segments() {
+        // Segment 0 is 2/π truncated to 53 bits (the nearest f64 is
+        // 0x3fe45f306dc9c883; the dropped bits are 0x529 of 11).
+        assert_eq!(trig_preop(1.0, 0).to_bits(), 0x3fe4_5f30_6dc9_c882);
+        // Segments 0..2 add up to 2/π within 2^-159: compare with the
+        // next 53 bits of the table, read independently.
+        let s1 = trig_preop(1.0, 1);
+        assert_eq!(
+            s1,
+            (((0x529u64) << 42) | (0xfc27_57d1_f534_ddc0 >> 22)) as f64 * 2f64.powi(-106)
+        );
+        // A large argument (exponent 1100) shifts the window by 23 bits.
+        let big = f64::from_bits(1100u64 << 52);
+        assert_eq!(
+            trig_preop(big, 0),
+            two_over_pi_bits(23) as f64 * 2f64.powi(-76)
+        );
+        assert_eq!(
+            two_over_pi_bits(1200) >> 52,
+            0,
+            "b0 of the table is 0 (...fc7b6 -> 0110)"
+        );
+        assert_eq!(two_over_pi_bits(1300), 0);
     }
 
     #[test]
