@@ -422,9 +422,13 @@ impl Worker {
                 self.pins.get_mut().retain(|k, _| ids.contains(k));
             }
             let mut worked = false;
-            for q in self.queues.clone() {
-                worked |= self.service(&q);
+            // Taken out for the pass (no per-pass allocation): `service`
+            // does not look at the list.
+            let queues = std::mem::take(&mut self.queues);
+            for q in &queues {
+                worked |= self.service(q);
             }
+            self.queues = queues;
             if worked {
                 self.shared.sleeping.store(false, Ordering::Release);
                 last_work = Instant::now();
@@ -472,15 +476,21 @@ impl Worker {
         if q.kind == QueueKind::Sdma {
             return self.service_sdma(q, rung);
         }
+        // The idle poll's fast path: nothing rang, nothing left over.
+        if !rung
+            && state != WAIT_SCRATCH
+            && self
+                .local
+                .get(&q.id)
+                .is_none_or(|l| l.pending.is_none() && !l.more)
+        {
+            return false;
+        }
         let mut local = self.local.remove(&q.id).unwrap_or_default();
         if state == WAIT_SCRATCH {
             let worked = self.scratch_retry(q, &mut local);
             self.local.insert(q.id, local);
             return worked;
-        }
-        if !rung && local.pending.is_none() && !local.more {
-            self.local.insert(q.id, local);
-            return false;
         }
         let worked = self.drain(q, &mut local);
         self.local.insert(q.id, local);
