@@ -967,6 +967,69 @@ mod tests {
     }
 
     #[test]
+    fn a_pin_sees_the_same_bytes_until_the_map_changes() {
+        let mem = space();
+        // The same checks as `with_atomics`.
+        assert_eq!(
+            mem.pin::<AtomicU64>(0x1004, 1, Access::Read)
+                .unwrap_err()
+                .reason,
+            FaultReason::Misaligned
+        );
+        assert_eq!(
+            mem.pin::<AtomicU64>(0x3000, 1, Access::Write)
+                .unwrap_err()
+                .reason,
+            FaultReason::ReadOnly
+        );
+        let f = mem.pin::<AtomicU64>(0x2ff8, 2, Access::Read).unwrap_err();
+        assert_eq!((f.address, f.reason), (0x3000, FaultReason::NotPresent));
+        let pin = mem.pin::<AtomicU64>(0x1010, 2, Access::Write).unwrap();
+        assert!(pin.is_current());
+        pin.get()[1].store(7, Ordering::Release);
+        assert_eq!(mem.load_u64(0x1018, Ordering::Acquire), Ok(7));
+        mem.store_u64(0x1010, 9, Ordering::Release).unwrap();
+        assert_eq!(pin.get()[0].load(Ordering::Acquire), 9);
+        // A failed insert (overlap) changes nothing.
+        let mut map = mem.map().write().unwrap();
+        assert!(!map.insert(
+            0x1000,
+            VaRange {
+                end: 0x2000,
+                view: memfd_view(0x1000),
+                view_offset: 0,
+                writable: true,
+            }
+        ));
+        drop(map);
+        assert!(pin.is_current());
+        // Any map or unmap makes it stale; the bytes stay readable.
+        let removed = mem.map().write().unwrap().remove(0x1000);
+        assert!(removed.is_some());
+        assert!(!pin.is_current());
+        assert_eq!(pin.get()[1].load(Ordering::Acquire), 7);
+        assert!(mem.map().write().unwrap().remove(0x1000).is_none());
+        assert_eq!(
+            mem.pin::<AtomicU64>(0x1010, 1, Access::Read)
+                .unwrap_err()
+                .reason,
+            FaultReason::NotPresent
+        );
+        let again = mem.pin::<AtomicU64>(0x3000, 1, Access::Read).unwrap();
+        assert!(again.is_current());
+        assert!(mem.map().write().unwrap().insert(
+            0x8000,
+            VaRange {
+                end: 0x9000,
+                view: memfd_view(0x1000),
+                view_offset: 0,
+                writable: true,
+            },
+        ));
+        assert!(!again.is_current());
+    }
+
+    #[test]
     fn bytes_round_trip_and_faults_name_the_address() {
         let mem = space();
         let data: Vec<u8> = (0..=255u8).cycle().take(1000).collect();
