@@ -337,8 +337,10 @@ struct Worker {
 /// changes (any map or unmap: [`Pinned::is_current`]), instead of a VA-map
 /// lookup under the map's lock per access.
 struct QueuePins {
-    /// The ring `(base, size)` the pins are for.
-    ring_key: (u64, u32),
+    /// The ring `(base, size)` and the read and write index addresses the
+    /// pins are for (a queue id can be reused by a new queue on the same
+    /// ring with other indices, with no VA-map change in between).
+    key: (u64, u32, u64, u64),
     ring: Pinned<PacketSlot>,
     wptr: Pinned<AtomicU64>,
     rptr: Pinned<AtomicU64>,
@@ -635,7 +637,7 @@ impl Worker {
         let mut pins = self.pins.borrow_mut();
         let stale = pins
             .get(&q.id)
-            .is_none_or(|p| p.ring_key != (base, size) || !p.ring.is_current());
+            .is_none_or(|p| p.key != (base, size, q.rptr, q.wptr) || !p.ring.is_current());
         if stale {
             pins.remove(&q.id);
             let mem = self.memory();
@@ -648,7 +650,7 @@ impl Worker {
             pins.insert(
                 q.id,
                 QueuePins {
-                    ring_key: (base, size),
+                    key: (base, size, q.rptr, q.wptr),
                     ring,
                     wptr,
                     rptr,
