@@ -8,9 +8,9 @@
 //! each queue's doorbell with the value it last saw. While anything
 //! happened recently it spins (a new packet is seen within a cache-line
 //! transfer); after [`SPIN_WINDOW`] of quiet it yields, then sleeps with an
-//! exponential backoff up to [`MAX_SLEEP`], so an idle device costs a few
-//! dozen wake-ups a second. Anything that suggests the client waits for the
-//! GPU (WAIT_EVENTS, CREATE_QUEUE) unparks it at once.
+//! exponential backoff up to [`MAX_SLEEP`], so an idle device costs ten
+//! wake-ups a second. Anything that suggests the client waits for the GPU
+//! (WAIT_EVENTS, CREATE_QUEUE, UPDATE_QUEUE) unparks it at once.
 //!
 //! **Ownership and shutdown.** [`CommandProcessor`] owns the thread;
 //! dropping the device sets the stop flag, unparks and joins. Destroying a
@@ -19,6 +19,7 @@
 
 #![allow(unsafe_code)]
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -33,14 +34,21 @@ use kfd::ioctl::raw;
 
 use crate::device::Inner;
 use crate::dispatch::{AgentCall, Dispatch, QueueScratch, ShaderFault};
-use crate::memory::{Access, AtomicOp, DeviceMemory, FaultReason, GpuMemory, MemoryFault};
+use crate::memory::{Access, AtomicOp, DeviceMemory, FaultReason, GpuMemory, MemoryFault, Pinned};
 use crate::sdma::SdmaError;
 use crate::sdma::engine::{RunState, SdmaHooks, SdmaQueue, SdmaRing};
 
 /// Spin this long after the last activity before backing off.
 pub const SPIN_WINDOW: Duration = Duration::from_micros(200);
 /// The longest the CP sleeps between looks at idle doorbells.
-pub const MAX_SLEEP: Duration = Duration::from_millis(25);
+///
+/// The trade-off: an idle engine wakes 10 times a second (target: under
+/// 1 ms of CPU a second), and a client that only stores to the doorbell
+/// after a long idle, without any ioctl, sees its first packet picked up
+/// within this time. Clients that wait for the GPU call WAIT_EVENTS (ROCr's
+/// `hsa_signal_wait_*` after its spin), and WAIT_EVENTS, CREATE_QUEUE and
+/// UPDATE_QUEUE wake the engine at once.
+pub const MAX_SLEEP: Duration = Duration::from_millis(100);
 /// VGPRs per lane of one SIMD (gfx90a, gfx942: the unified register file).
 const VGPRS_PER_SIMD: u32 = 512;
 /// SGPRs of one SIMD (GFX9).
@@ -206,6 +214,9 @@ struct Shared {
     generation: AtomicU64,
     stop: AtomicBool,
     tid: AtomicU32,
+    /// The engine announced a backoff sleep: [`CommandProcessor::kick`]
+    /// must unpark it (and clears this).
+    sleeping: AtomicBool,
 }
 
 /// One GPU's command processor thread.
@@ -236,7 +247,16 @@ impl CommandProcessor {
         }
     }
 
+    /// Makes the engine look at its queues soon: wakes it from a backoff
+    /// sleep. A spinning engine, or one with no queue (parked until
+    /// [`CommandProcessor::add_queue`]), costs no syscall.
     pub(crate) fn kick(&self) {
+        if self.shared.sleeping.swap(false, Ordering::AcqRel) {
+            self.unpark();
+        }
+    }
+
+    fn unpark(&self) {
         if let Some(t) = &self.thread {
             t.thread().unpark();
         }
@@ -245,7 +265,7 @@ impl CommandProcessor {
     pub(crate) fn add_queue(&self, q: Arc<QueueState>) {
         lock(&self.shared.queues).push(q);
         self.shared.generation.fetch_add(1, Ordering::AcqRel);
-        self.kick();
+        self.unpark();
     }
 
     /// Removes `q`; returns once the CP no longer works on it.
@@ -307,8 +327,30 @@ struct Worker {
     queues: Vec<Arc<QueueState>>,
     local: HashMap<u32, Local>,
     sdma: HashMap<u32, SdmaLocal>,
+    /// Each AQL queue's translations, kept between fetches.
+    pins: RefCell<HashMap<u32, QueuePins>>,
     generation: u64,
 }
+
+/// An AQL queue's ring, write and read index, and `amd_queue_t`, translated
+/// once and reused until the ring moves (UPDATE_QUEUE) or the VA map
+/// changes (any map or unmap: [`Pinned::is_current`]), instead of a VA-map
+/// lookup under the map's lock per access.
+struct QueuePins {
+    /// The ring `(base, size)` and the read and write index addresses the
+    /// pins are for (a queue id can be reused by a new queue on the same
+    /// ring with other indices, with no VA-map change in between).
+    key: (u64, u32, u64, u64),
+    ring: Pinned<PacketSlot>,
+    wptr: Pinned<AtomicU64>,
+    rptr: Pinned<AtomicU64>,
+    /// The first [`AMD_QUEUE_WORDS`] words of `amd_queue_t`, if the queue's
+    /// pointers locate one and it is mapped (else each read faults as usual).
+    amd_queue: Option<Pinned<AtomicU64>>,
+}
+
+/// `amd_queue_t` up to and including `queue_inactive_signal` (offset 192).
+const AMD_QUEUE_WORDS: usize = 25;
 
 /// An SDMA queue's engine state, kept between looks at its doorbell.
 struct SdmaLocal {
@@ -355,6 +397,7 @@ impl Worker {
             queues: Vec::new(),
             local: HashMap::new(),
             sdma: HashMap::new(),
+            pins: RefCell::new(HashMap::new()),
             generation: u64::MAX,
         }
     }
@@ -378,12 +421,18 @@ impl Worker {
                 let ids: Vec<u32> = self.queues.iter().map(|q| q.id).collect();
                 self.local.retain(|k, _| ids.contains(k));
                 self.sdma.retain(|k, _| ids.contains(k));
+                self.pins.get_mut().retain(|k, _| ids.contains(k));
             }
             let mut worked = false;
-            for q in self.queues.clone() {
-                worked |= self.service(&q);
+            // Taken out for the pass (no per-pass allocation): `service`
+            // does not look at the list.
+            let queues = std::mem::take(&mut self.queues);
+            for q in &queues {
+                worked |= self.service(q);
             }
+            self.queues = queues;
             if worked {
+                self.shared.sleeping.store(false, Ordering::Release);
                 last_work = Instant::now();
                 sleep = Duration::from_micros(50);
                 continue;
@@ -395,6 +444,10 @@ impl Worker {
                 std::hint::spin_loop();
             } else if quiet < SPIN_WINDOW * 4 {
                 std::thread::yield_now();
+            } else if !self.shared.sleeping.swap(true, Ordering::AcqRel) {
+                // Announced: look at every queue once more before parking,
+                // so a kick that came before the flag is not lost.
+                continue;
             } else {
                 std::thread::park_timeout(sleep);
                 sleep = (sleep * 2).min(MAX_SLEEP);
@@ -425,15 +478,21 @@ impl Worker {
         if q.kind == QueueKind::Sdma {
             return self.service_sdma(q, rung);
         }
+        // The idle poll's fast path: nothing rang, nothing left over.
+        if !rung
+            && state != WAIT_SCRATCH
+            && self
+                .local
+                .get(&q.id)
+                .is_none_or(|l| l.pending.is_none() && !l.more)
+        {
+            return false;
+        }
         let mut local = self.local.remove(&q.id).unwrap_or_default();
         if state == WAIT_SCRATCH {
             let worked = self.scratch_retry(q, &mut local);
             self.local.insert(q.id, local);
             return worked;
-        }
-        if !rung && local.pending.is_none() && !local.more {
-            self.local.insert(q.id, local);
-            return false;
         }
         let worked = self.drain(q, &mut local);
         self.local.insert(q.id, local);
@@ -575,34 +634,54 @@ impl Worker {
     #[allow(clippy::type_complexity)]
     fn fetch(&self, q: &QueueState) -> Result<Option<Result<Pending, (u64, String)>>, MemoryFault> {
         let (base, size, _, _) = q.ring();
-        let slots = size as usize / 64;
-        let mem = self.memory();
-        mem.with_atomics::<PacketSlot, _>(base, slots, Access::Write, |slots| {
-            mem.with_atomics::<AtomicU64, _>(q.wptr, 1, Access::Read, |w| {
-                mem.with_atomics::<AtomicU64, _>(q.rptr, 1, Access::Write, |r| {
-                    let Ok(ring) = Ring::new(slots, &w[0], &r[0], NoDoorbell) else {
-                        return None;
-                    };
-                    let mut pp = ring.packet_processor()?;
-                    match pp.poll() {
-                        Poll::Ready(f) => {
-                            let id = f.id;
-                            let out = match f.packet {
-                                Ok(packet) => Ok(Pending { id, packet }),
-                                Err(e) => Err((id, e.to_string())),
-                            };
-                            // In-order execution: the packet completes before
-                            // the next is fetched, so the barrier bit holds.
-                            release(&mut pp, f.completion);
-                            Some(out)
-                        }
-                        _ => None,
-                    }
-                })
-            })
-        })
-        .and_then(|r| r)
-        .and_then(|r| r)
+        let mut pins = self.pins.borrow_mut();
+        let stale = pins
+            .get(&q.id)
+            .is_none_or(|p| p.key != (base, size, q.rptr, q.wptr) || !p.ring.is_current());
+        if stale {
+            pins.remove(&q.id);
+            let mem = self.memory();
+            let ring = mem.pin::<PacketSlot>(base, size as usize / 64, Access::Write)?;
+            let wptr = mem.pin::<AtomicU64>(q.wptr, 1, Access::Read)?;
+            let rptr = mem.pin::<AtomicU64>(q.rptr, 1, Access::Write)?;
+            let amd_queue = self
+                .amd_queue(q)
+                .and_then(|b| mem.pin::<AtomicU64>(b, AMD_QUEUE_WORDS, Access::Read).ok());
+            pins.insert(
+                q.id,
+                QueuePins {
+                    key: (base, size, q.rptr, q.wptr),
+                    ring,
+                    wptr,
+                    rptr,
+                    amd_queue,
+                },
+            );
+        }
+        let Some(p) = pins.get(&q.id) else {
+            return Ok(None);
+        };
+        let Ok(ring) = Ring::new(p.ring.get(), &p.wptr.get()[0], &p.rptr.get()[0], NoDoorbell)
+        else {
+            return Ok(None);
+        };
+        let Some(mut pp) = ring.packet_processor() else {
+            return Ok(None);
+        };
+        match pp.poll() {
+            Poll::Ready(f) => {
+                let id = f.id;
+                let out = match f.packet {
+                    Ok(packet) => Ok(Pending { id, packet }),
+                    Err(e) => Err((id, e.to_string())),
+                };
+                // In-order execution: the packet completes before the next
+                // is fetched, so the barrier bit holds.
+                release(&mut pp, f.completion);
+                Ok(Some(out))
+            }
+            _ => Ok(None),
+        }
     }
 
     /// Runs one packet: `Ok(true)` done, `Ok(false)` waits (a barrier).
@@ -615,7 +694,7 @@ impl Worker {
                         return Ok(false);
                     }
                 }
-                self.complete(q, b.completion_signal, None)?;
+                self.complete(b.completion_signal, None)?;
             }
             Packet::BarrierOr(b) => {
                 let mut any = false;
@@ -630,7 +709,7 @@ impl Worker {
                 if !any && !all_null {
                     return Ok(false);
                 }
-                self.complete(q, b.completion_signal, None)?;
+                self.complete(b.completion_signal, None)?;
             }
             Packet::AmdBarrierValue(b) => {
                 if !b.signal.is_null() {
@@ -641,16 +720,16 @@ impl Worker {
                         Err(e) => return Err(Stop::Code(code::VENDOR_FORMAT, e.to_string())),
                     }
                 }
-                self.complete(q, b.completion_signal, None)?;
+                self.complete(b.completion_signal, None)?;
             }
             Packet::KernelDispatch(k) => {
                 let start = self.inner.gpu_clock();
-                self.dispatch(q, p.id, k)?;
-                self.complete(q, k.completion_signal, Some(start))?;
+                let profiling = self.dispatch(q, p.id, k)?;
+                self.complete(k.completion_signal, profiling.then_some(start))?;
             }
             Packet::AgentDispatch(a) => {
                 self.agent(a)?;
-                self.complete(q, a.completion_signal, None)?;
+                self.complete(a.completion_signal, None)?;
             }
         }
         Ok(true)
@@ -667,6 +746,33 @@ impl Worker {
         let Some(base) = self.amd_queue(q) else {
             return Ok((QueueScratch::default(), false));
         };
+        if let Some(words) = self
+            .pins
+            .borrow()
+            .get(&q.id)
+            .and_then(|p| p.amd_queue.as_ref())
+            .filter(|a| a.is_current())
+        {
+            // The same fields from the cached translation (little-endian
+            // halves of the 8-byte words at 136..184).
+            let w = words.get();
+            let at = |off: usize| w[off / 8].load(Ordering::Acquire);
+            let lo = |v: u64| v as u32;
+            let hi = |v: u64| (v >> 32) as u32;
+            let (d0, d1) = (at(144), at(152));
+            let last = at(176);
+            return Ok((
+                QueueScratch {
+                    compute_tmpring_size: hi(at(136)),
+                    resource_descriptor: [lo(d0), hi(d0), lo(d1), hi(d1)],
+                    backing_memory_location: at(160),
+                    backing_memory_byte_size: at(168),
+                    wave64_lane_byte_size: lo(last),
+                },
+                AmdQueueProperties::from_bits_retain(hi(last))
+                    .contains(AmdQueueProperties::ENABLE_PROFILING),
+            ));
+        }
         let mem = self.memory();
         let mut desc = [0u8; 16];
         mem.read_bytes(base + 144, &mut desc)?;
@@ -685,8 +791,9 @@ impl Worker {
         ))
     }
 
-    /// The checks a gfx90a CP makes, then the shader core.
-    fn dispatch(&self, q: &QueueState, id: u64, k: &KernelDispatchPacket) -> Result<(), Stop> {
+    /// The checks a gfx90a CP makes, then the shader core; returns whether
+    /// the queue has profiling enabled.
+    fn dispatch(&self, q: &QueueState, id: u64, k: &KernelDispatchPacket) -> Result<bool, Stop> {
         let mem = self.memory();
         let wg = k.workgroup_size().map(u32::from);
         let grid = k.grid_size();
@@ -746,7 +853,7 @@ impl Worker {
                 ),
             ));
         }
-        let (scratch, _) = self.scratch(q)?;
+        let (scratch, profiling) = self.scratch(q)?;
         if k.private_segment_size > scratch.wave64_lane_byte_size {
             return Err(Stop::Scratch);
         }
@@ -782,7 +889,8 @@ impl Worker {
             scratch,
             memory: mem,
         };
-        core.dispatch(&d).map_err(fault_stop)
+        core.dispatch(&d).map_err(fault_stop)?;
+        Ok(profiling)
     }
 
     fn agent(&self, a: &AgentDispatchPacket) -> Result<(), Stop> {
@@ -808,24 +916,17 @@ impl Worker {
         .map_err(fault_stop)
     }
 
-    /// Profiling timestamps, the decrement, the interrupt (`amd_signal_t`).
-    fn complete(
-        &self,
-        q: &QueueState,
-        signal: SignalHandle,
-        start: Option<u64>,
-    ) -> Result<(), Stop> {
+    /// Profiling timestamps (`start` of a profiled dispatch), the
+    /// decrement, the interrupt (`amd_signal_t`).
+    fn complete(&self, signal: SignalHandle, start: Option<u64>) -> Result<(), Stop> {
         if signal.is_null() {
             return Ok(());
         }
         let mem = self.memory();
         let s = signal.handle;
         if let Some(start) = start {
-            let (_, profiling) = self.scratch(q)?;
-            if profiling {
-                mem.store_u64(s + 32, start, Ordering::Relaxed)?;
-                mem.store_u64(s + 40, self.inner.gpu_clock(), Ordering::Relaxed)?;
-            }
+            mem.store_u64(s + 32, start, Ordering::Relaxed)?;
+            mem.store_u64(s + 40, self.inner.gpu_clock(), Ordering::Relaxed)?;
         }
         mem.atomic_u64(s + 8, AtomicOp::Sub, 1)?;
         self.interrupt(s)?;

@@ -840,6 +840,11 @@ impl SimDevice {
             a.queue_percentage & 0xff,
             a.queue_priority,
         );
+        // A queue (re)enabled with packets already behind its doorbell: the
+        // engine may be in a long idle sleep, have it look now.
+        if let Some(gi) = d.gpu_index(q.gpu_id) {
+            self.engine_of(gi, &q).kick();
+        }
         Ok(0)
     }
 

@@ -222,18 +222,12 @@ impl Events {
         let Some(page) = t.page.clone() else {
             return;
         };
-        let mut hit = false;
-        let ids: Vec<u32> = if t.events.contains_key(&partial_id) {
-            vec![partial_id]
-        } else {
-            t.events
-                .range(..KFD_SIGNAL_EVENT_LIMIT)
-                .map(|(k, _)| *k)
-                .collect()
-        };
-        for id in ids {
+        // Whether a set event has a waiter to wake (no futex syscall
+        // for an interrupt nobody sleeps on).
+        let mut wake = false;
+        let mut raise = |t: &mut Table, id: u32| {
             if load_slot(&page.view, id) == UNSIGNALED_EVENT_SLOT {
-                continue;
+                return;
             }
             if let Some(ev) = t.events.get_mut(&id) {
                 if matches!(
@@ -241,13 +235,27 @@ impl Events {
                     KFD_IOC_EVENT_SIGNAL | KFD_IOC_EVENT_DEBUG_EVENT
                 ) {
                     store_slot(&page.view, id, UNSIGNALED_EVENT_SLOT);
+                    wake |= ev.waiters > 0;
                     Self::set_locked(ev);
-                    hit = true;
                 }
+            }
+        };
+        if t.events.contains_key(&partial_id) {
+            raise(&mut t, partial_id);
+        } else {
+            // No exact id: scan the signal events (no allocation on the
+            // common path above).
+            let ids: Vec<u32> = t
+                .events
+                .range(..KFD_SIGNAL_EVENT_LIMIT)
+                .map(|(k, _)| *k)
+                .collect();
+            for id in ids {
+                raise(&mut t, id);
             }
         }
         drop(t);
-        if hit {
+        if wake {
             self.changed.notify_all();
         }
     }

@@ -481,6 +481,8 @@ pub(crate) struct VaRange {
 #[derive(Debug, Default)]
 pub(crate) struct VaMap {
     ranges: BTreeMap<u64, VaRange>,
+    /// Bumped by every change, read without the lock by [`Pinned::is_current`].
+    generation: Arc<AtomicU64>,
 }
 
 impl VaMap {
@@ -495,12 +497,17 @@ impl VaMap {
             }
         }
         self.ranges.insert(start, range);
+        self.generation.fetch_add(1, Ordering::Release);
         true
     }
 
     /// Removes the range that starts at `start`.
     pub(crate) fn remove(&mut self, start: u64) -> Option<VaRange> {
-        self.ranges.remove(&start)
+        let r = self.ranges.remove(&start);
+        if r.is_some() {
+            self.generation.fetch_add(1, Ordering::Release);
+        }
+        r
     }
 
     /// The range holding `va`, with its start.
@@ -513,9 +520,58 @@ impl VaMap {
 /// One GPU's view of the process's memory: what `MAP_MEMORY_TO_GPU` made
 /// visible to it. Cheap to clone (a shared handle on the live map); the map
 /// changes under it as the client maps and unmaps.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct GpuMemory {
     map: Arc<RwLock<VaMap>>,
+    /// The map's change counter (the same `Arc` as `VaMap::generation`).
+    generation: Arc<AtomicU64>,
+}
+
+impl Default for GpuMemory {
+    fn default() -> Self {
+        let map = VaMap::default();
+        let generation = Arc::clone(&map.generation);
+        Self {
+            map: Arc::new(RwLock::new(map)),
+            generation,
+        }
+    }
+}
+
+/// `count` values of `T` borrowed in place from a GPU's memory beyond one
+/// access (the CP's cached translation of a queue's ring and pointers).
+/// It holds the backing view, so the bytes stay alive even if the client
+/// unmaps them; [`Pinned::is_current`] says whether the VA map has changed
+/// since, after which the holder must translate again.
+#[derive(Debug)]
+pub(crate) struct Pinned<T> {
+    view: Arc<HostView>,
+    ptr: NonNull<T>,
+    count: usize,
+    generation: u64,
+    map_generation: Arc<AtomicU64>,
+}
+
+// SAFETY: `T: SharedAtomic` is `Sync` and made of atomics only; the pointer
+// is into `view`, which is `Send + Sync` (a shared mapping).
+unsafe impl<T: SharedAtomic> Send for Pinned<T> {}
+// SAFETY: as above: only shared references to atomics are handed out.
+unsafe impl<T: SharedAtomic> Sync for Pinned<T> {}
+
+impl<T: SharedAtomic> Pinned<T> {
+    /// The values, in place.
+    pub(crate) fn get(&self) -> &[T] {
+        let _ = &self.view;
+        // SAFETY: checked at creation as in `with_atomics`: `count` aligned
+        // values inside `view`, which this struct keeps alive; `T` is made
+        // of atomics only, so shared references to shared bytes are sound.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.count) }
+    }
+
+    /// No mapping was added or removed since the translation.
+    pub(crate) fn is_current(&self) -> bool {
+        self.map_generation.load(Ordering::Acquire) == self.generation
+    }
 }
 
 /// The piece of one access that falls in one range.
@@ -664,17 +720,33 @@ unsafe impl SharedAtomic for AtomicU64 {}
 unsafe impl SharedAtomic for aql::queue::PacketSlot {}
 
 impl GpuMemory {
-    /// Lends `count` values of `T` at `va` to `f`, in place. The range must
-    /// lie in one mapped range (writable when `access` is `Write`) and be
-    /// aligned for `T`. The borrow cannot outlive `f`, and the backing
-    /// memory stays alive until it returns even if the client unmaps it.
-    pub fn with_atomics<T: SharedAtomic, R>(
+    /// Translates `count` values of `T` at `va` once, for repeated use while
+    /// [`Pinned::is_current`]; the same checks and faults as
+    /// [`GpuMemory::with_atomics`].
+    pub(crate) fn pin<T: SharedAtomic>(
         &self,
         va: u64,
         count: usize,
         access: Access,
-        f: impl FnOnce(&[T]) -> R,
-    ) -> Result<R, MemoryFault> {
+    ) -> Result<Pinned<T>, MemoryFault> {
+        // Read the generation first: a change after it makes the pin stale.
+        let generation = self.generation.load(Ordering::Acquire);
+        let (view, ptr) = self.translate::<T>(va, count, access)?;
+        Ok(Pinned {
+            view,
+            ptr,
+            count,
+            generation,
+            map_generation: Arc::clone(&self.generation),
+        })
+    }
+
+    fn translate<T: SharedAtomic>(
+        &self,
+        va: u64,
+        count: usize,
+        access: Access,
+    ) -> Result<(Arc<HostView>, NonNull<T>), MemoryFault> {
         let fault = |address, reason| MemoryFault {
             address,
             access,
@@ -697,12 +769,30 @@ impl GpuMemory {
         if ptr as usize % std::mem::align_of::<T>() != 0 {
             return Err(fault(va, FaultReason::Misaligned));
         }
-        // SAFETY: `count` values of `T` lie inside the live view (checked),
-        // aligned (checked); `T` is made of atomics only (`SharedAtomic`), so
-        // a shared reference to bytes others access atomically is sound; the
-        // view (`p.view`) outlives the call.
-        let slice = unsafe { std::slice::from_raw_parts(ptr.cast::<T>(), count) };
-        Ok(f(slice))
+        let ptr = NonNull::new(ptr.cast::<T>()).ok_or(fault(va, FaultReason::NotPresent))?;
+        Ok((p.view, ptr))
+    }
+
+    /// Lends `count` values of `T` at `va` to `f`, in place. The range must
+    /// lie in one mapped range (writable when `access` is `Write`) and be
+    /// aligned for `T`. The borrow cannot outlive `f`, and the backing
+    /// memory stays alive until it returns even if the client unmaps it.
+    pub fn with_atomics<T: SharedAtomic, R>(
+        &self,
+        va: u64,
+        count: usize,
+        access: Access,
+        f: impl FnOnce(&[T]) -> R,
+    ) -> Result<R, MemoryFault> {
+        let (view, ptr) = self.translate::<T>(va, count, access)?;
+        // SAFETY: `count` values of `T` lie inside the live view (checked by
+        // `translate`), aligned (checked); `T` is made of atomics only
+        // (`SharedAtomic`), so a shared reference to bytes others access
+        // atomically is sound; the view (`view`) outlives the call.
+        let slice = unsafe { std::slice::from_raw_parts(ptr.as_ptr(), count) };
+        let r = f(slice);
+        drop(view);
+        Ok(r)
     }
 }
 
@@ -874,6 +964,69 @@ mod tests {
         ));
         drop(map);
         mem
+    }
+
+    #[test]
+    fn a_pin_sees_the_same_bytes_until_the_map_changes() {
+        let mem = space();
+        // The same checks as `with_atomics`.
+        assert_eq!(
+            mem.pin::<AtomicU64>(0x1004, 1, Access::Read)
+                .unwrap_err()
+                .reason,
+            FaultReason::Misaligned
+        );
+        assert_eq!(
+            mem.pin::<AtomicU64>(0x3000, 1, Access::Write)
+                .unwrap_err()
+                .reason,
+            FaultReason::ReadOnly
+        );
+        let f = mem.pin::<AtomicU64>(0x2ff8, 2, Access::Read).unwrap_err();
+        assert_eq!((f.address, f.reason), (0x3000, FaultReason::NotPresent));
+        let pin = mem.pin::<AtomicU64>(0x1010, 2, Access::Write).unwrap();
+        assert!(pin.is_current());
+        pin.get()[1].store(7, Ordering::Release);
+        assert_eq!(mem.load_u64(0x1018, Ordering::Acquire), Ok(7));
+        mem.store_u64(0x1010, 9, Ordering::Release).unwrap();
+        assert_eq!(pin.get()[0].load(Ordering::Acquire), 9);
+        // A failed insert (overlap) changes nothing.
+        let mut map = mem.map().write().unwrap();
+        assert!(!map.insert(
+            0x1000,
+            VaRange {
+                end: 0x2000,
+                view: memfd_view(0x1000),
+                view_offset: 0,
+                writable: true,
+            }
+        ));
+        drop(map);
+        assert!(pin.is_current());
+        // Any map or unmap makes it stale; the bytes stay readable.
+        let removed = mem.map().write().unwrap().remove(0x1000);
+        assert!(removed.is_some());
+        assert!(!pin.is_current());
+        assert_eq!(pin.get()[1].load(Ordering::Acquire), 7);
+        assert!(mem.map().write().unwrap().remove(0x1000).is_none());
+        assert_eq!(
+            mem.pin::<AtomicU64>(0x1010, 1, Access::Read)
+                .unwrap_err()
+                .reason,
+            FaultReason::NotPresent
+        );
+        let again = mem.pin::<AtomicU64>(0x3000, 1, Access::Read).unwrap();
+        assert!(again.is_current());
+        assert!(mem.map().write().unwrap().insert(
+            0x8000,
+            VaRange {
+                end: 0x9000,
+                view: memfd_view(0x1000),
+                view_offset: 0,
+                writable: true,
+            },
+        ));
+        assert!(!again.is_current());
     }
 
     #[test]
