@@ -417,11 +417,22 @@ impl Worker {
             let g = self.shared.generation.load(Ordering::Acquire);
             if g != self.generation {
                 self.generation = g;
-                self.queues = lock(&self.shared.queues).clone();
-                let ids: Vec<u32> = self.queues.iter().map(|q| q.id).collect();
-                self.local.retain(|k, _| ids.contains(k));
-                self.sdma.retain(|k, _| ids.contains(k));
-                self.pins.get_mut().retain(|k, _| ids.contains(k));
+                let old = std::mem::replace(&mut self.queues, lock(&self.shared.queues).clone());
+                // State survives only for a queue that is still the same
+                // object: an id freed by DESTROY_QUEUE and reused by a new
+                // CREATE_QUEUE between two looks is a new queue, and must not
+                // inherit the old one's pending packet. (`old` still holds the
+                // destroyed queue, so the new one cannot share its address.)
+                let kept: Vec<u32> = self
+                    .queues
+                    .iter()
+                    .filter(|q| old.iter().any(|o| Arc::ptr_eq(o, q)))
+                    .map(|q| q.id)
+                    .collect();
+                drop(old);
+                self.local.retain(|k, _| kept.contains(k));
+                self.sdma.retain(|k, _| kept.contains(k));
+                self.pins.get_mut().retain(|k, _| kept.contains(k));
             }
             let mut worked = false;
             // Taken out for the pass (no per-pass allocation): `service`
