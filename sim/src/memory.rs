@@ -121,14 +121,31 @@ pub enum AtomicOp {
 }
 
 impl AtomicOp {
-    fn apply_u32(self, old: u32, v: u32) -> u32 {
-        match self {
+    /// The value the operation stores over `old` with operand `v`, both
+    /// `bits` (32 or 64) wide in the low bits: the one definition of these
+    /// operations, used by the shader core's and the SDMA engine's atomics.
+    pub(crate) fn apply(self, old: u64, v: u64, bits: u32) -> u64 {
+        let mask = u64::MAX >> (64 - bits);
+        let signed = |x: u64| ((x << (64 - bits)) as i64) >> (64 - bits);
+        let new = match self {
             Self::Swap => v,
             Self::Add => old.wrapping_add(v),
             Self::Sub => old.wrapping_sub(v),
-            Self::SMin => (old as i32).min(v as i32) as u32,
+            Self::SMin => {
+                if signed(v) < signed(old) {
+                    v
+                } else {
+                    old
+                }
+            }
             Self::UMin => old.min(v),
-            Self::SMax => (old as i32).max(v as i32) as u32,
+            Self::SMax => {
+                if signed(v) > signed(old) {
+                    v
+                } else {
+                    old
+                }
+            }
             Self::UMax => old.max(v),
             Self::And => old & v,
             Self::Or => old | v,
@@ -147,36 +164,16 @@ impl AtomicOp {
                     old - 1
                 }
             }
-        }
+        };
+        new & mask
+    }
+
+    fn apply_u32(self, old: u32, v: u32) -> u32 {
+        self.apply(u64::from(old), u64::from(v), 32) as u32
     }
 
     fn apply_u64(self, old: u64, v: u64) -> u64 {
-        match self {
-            Self::Swap => v,
-            Self::Add => old.wrapping_add(v),
-            Self::Sub => old.wrapping_sub(v),
-            Self::SMin => (old as i64).min(v as i64) as u64,
-            Self::UMin => old.min(v),
-            Self::SMax => (old as i64).max(v as i64) as u64,
-            Self::UMax => old.max(v),
-            Self::And => old & v,
-            Self::Or => old | v,
-            Self::Xor => old ^ v,
-            Self::Inc => {
-                if old >= v {
-                    0
-                } else {
-                    old + 1
-                }
-            }
-            Self::Dec => {
-                if old == 0 || old > v {
-                    v
-                } else {
-                    old - 1
-                }
-            }
-        }
+        self.apply(old, v, 64)
     }
 }
 

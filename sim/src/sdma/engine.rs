@@ -617,56 +617,27 @@ fn constant_fill<M: SdmaMemory + ?Sized>(mem: &M, c: &ConstantFill) -> Result<()
 /// The value an atomic stores over `old`, or `None` to store nothing (a
 /// compare-and-swap whose compare failed).
 fn atomic_result(op: AtomicOp, size: AtomicSize, old: u64, src: u64, cmp: u64) -> Option<u64> {
-    let (mask, sign) = match size {
-        AtomicSize::U32 => (u64::from(u32::MAX), 31),
-        AtomicSize::U64 => (u64::MAX, 63),
+    use crate::memory::AtomicOp as Op;
+    let bits = match size {
+        AtomicSize::U32 => 32,
+        AtomicSize::U64 => 64,
     };
-    let signed = |v: u64| ((v << (63 - sign)) as i64) >> (63 - sign);
-    let new = match op {
-        AtomicOp::Swap => src,
-        AtomicOp::CmpSwap => {
-            if old != cmp {
-                return None;
-            }
-            src
-        }
-        AtomicOp::Add => old.wrapping_add(src),
-        AtomicOp::Sub => old.wrapping_sub(src),
-        AtomicOp::SMin => {
-            if signed(src) < signed(old) {
-                src
-            } else {
-                old
-            }
-        }
-        AtomicOp::UMin => old.min(src),
-        AtomicOp::SMax => {
-            if signed(src) > signed(old) {
-                src
-            } else {
-                old
-            }
-        }
-        AtomicOp::UMax => old.max(src),
-        AtomicOp::And => old & src,
-        AtomicOp::Or => old | src,
-        AtomicOp::Xor => old ^ src,
-        AtomicOp::Inc => {
-            if old >= src {
-                0
-            } else {
-                old + 1
-            }
-        }
-        AtomicOp::Dec => {
-            if old == 0 || old > src {
-                src
-            } else {
-                old - 1
-            }
-        }
+    let op = match op {
+        AtomicOp::CmpSwap => return (old == cmp).then_some(src & (u64::MAX >> (64 - bits))),
+        AtomicOp::Swap => Op::Swap,
+        AtomicOp::Add => Op::Add,
+        AtomicOp::Sub => Op::Sub,
+        AtomicOp::SMin => Op::SMin,
+        AtomicOp::UMin => Op::UMin,
+        AtomicOp::SMax => Op::SMax,
+        AtomicOp::UMax => Op::UMax,
+        AtomicOp::And => Op::And,
+        AtomicOp::Or => Op::Or,
+        AtomicOp::Xor => Op::Xor,
+        AtomicOp::Inc => Op::Inc,
+        AtomicOp::Dec => Op::Dec,
     };
-    Some(new & mask)
+    Some(op.apply(old, src, bits))
 }
 
 fn atomic<M: SdmaMemory + ?Sized>(mem: &M, a: &Atomic) -> Result<Outcome, MemoryFault> {
