@@ -1,6 +1,35 @@
-//! The HSA runtime API, built on the `aql`, `signal-core`, `loader-core`,
-//! `kfd` and `std-shim` crates, and the `hsa` command-line tool.
+//! The HSA runtime in Rust: what ROCr's `core/runtime` does, over the
+//! `kfd` crate's `Kfd<D>`, so that the code that drives the software GPU
+//! here is the code that drives a real AMD GPU.
 //!
-//! The library side is being built up issue by issue; the `hsa` binary
-//! (`src/bin/hsa`) is the project's command-line tool.
+//! - [`system`]: `hsa_init`/`hsa_shut_down` ([`Runtime`]), system info;
+//! - [`driver`]: the driver layer (ROCr's `core::Driver`) and the choice of
+//!   device (`/dev/kfd`, else the software GPU);
+//! - [`agent`]: CPU and GPU agents from the topology;
+//! - [`memory`]: pools, allocation, access, copies;
+//! - [`signal`]: signals in GPU-visible memory;
+//! - [`queue`]: AQL queues, scratch, queue errors;
+//! - [`executable`]: code objects loaded for an agent, symbols;
+//! - [`dispatch`]: kernarg segments and kernel dispatch.
+//!
+//! The `hsa` binary (`src/bin/hsa`) is the project's command-line tool.
 #![deny(unsafe_code)]
+
+pub mod agent;
+pub mod dispatch;
+pub mod driver;
+pub mod executable;
+pub mod memory;
+pub mod queue;
+pub mod signal;
+pub mod status;
+pub mod system;
+
+pub use agent::{Agent, AgentRecord, DeviceType};
+pub use dispatch::{ArgValue, Completion, Geometry};
+pub use executable::{Executable, KernelSymbol};
+pub use memory::MemoryPool;
+pub use queue::{Queue, QueueKind};
+pub use signal::Signal;
+pub use status::{Error, Result, Status};
+pub use system::Runtime;

@@ -1,0 +1,536 @@
+//! Memory: the agents' pools (`hsa_amd_memory_pool_t`, and the HSA regions
+//! that name the same memory), and the allocations made from them.
+//!
+//! An allocation follows libhsakmt's sequence on a dGPU: reserve a range of
+//! this process's address space (its GPU virtual address is its CPU
+//! address), `AMDKFD_IOC_ALLOC_MEMORY_OF_GPU` at that address, map the
+//! buffer for the CPU through the GPU's render node over the reservation
+//! (`MAP_FIXED`), and `AMDKFD_IOC_MAP_MEMORY_TO_GPU` on every GPU that may
+//! use it: all GPUs for system memory, the owner for VRAM (others through
+//! [`allow_access`](crate::Runtime::allow_access)).
+//!
+//! Pools per agent, as ROCr 5.2 reports them (`rocminfo`):
+//! - CPU agent: system memory fine grained (kernarg capable), and coarse
+//!   grained;
+//! - GPU agent: its VRAM, coarse grained; and the group segment (LDS),
+//!   which cannot be allocated from.
+
+#![allow(unsafe_code)]
+
+use std::collections::BTreeMap;
+use std::ptr::NonNull;
+use std::sync::Mutex;
+
+use kfd::ioctl::AllocMemFlags;
+use kfd::topology::HeapType;
+
+use crate::agent::{Agent, AgentRecord, DeviceType};
+use crate::driver::{Driver, Mapped};
+use crate::status::{Error, Result, Status};
+
+/// The page size every allocation is rounded to (`HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE`).
+pub const GRANULE: u64 = 4096;
+
+/// `hsa_amd_segment_t` / `hsa_region_segment_t`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Segment {
+    /// `HSA_AMD_SEGMENT_GLOBAL`.
+    Global = 0,
+    /// `HSA_AMD_SEGMENT_READONLY`.
+    ReadOnly = 1,
+    /// `HSA_AMD_SEGMENT_PRIVATE`.
+    Private = 2,
+    /// `HSA_AMD_SEGMENT_GROUP`.
+    Group = 3,
+}
+
+/// What memory a pool hands out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PoolKind {
+    /// System memory, fine grained, usable for kernel arguments.
+    SystemFine,
+    /// System memory, coarse grained.
+    SystemCoarse,
+    /// A GPU's VRAM, coarse grained.
+    Vram,
+    /// A GPU's group segment (LDS): reported, never allocated from.
+    Group,
+}
+
+/// A pool handle (`hsa_amd_memory_pool_t`, and `hsa_region_t` for the same
+/// memory).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MemoryPool(pub(crate) u32);
+
+pub(crate) const POOL_TAG: u64 = 0x504f_4f4c << 32;
+
+impl MemoryPool {
+    /// The `handle` value.
+    pub fn handle(self) -> u64 {
+        POOL_TAG | u64::from(self.0)
+    }
+
+    /// The pool of a handle value, if it has the pool tag.
+    pub fn from_handle(handle: u64) -> Option<Self> {
+        (handle & !0xffff_ffff == POOL_TAG).then_some(MemoryPool(handle as u32))
+    }
+
+    /// Position in the runtime's pool list.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What the runtime knows of one pool.
+#[derive(Debug, Clone)]
+pub struct PoolRecord {
+    /// The agent the pool belongs to.
+    pub owner: Agent,
+    /// Its memory.
+    pub kind: PoolKind,
+    /// Bytes.
+    pub size: u64,
+    /// The owner's KFD gpu_id (0 for system memory).
+    pub gpu_id: u32,
+}
+
+impl PoolRecord {
+    /// The pool's segment.
+    pub fn segment(&self) -> Segment {
+        match self.kind {
+            PoolKind::Group => Segment::Group,
+            _ => Segment::Global,
+        }
+    }
+
+    /// Whether `hsa_amd_memory_pool_allocate` may allocate from it.
+    pub fn runtime_alloc_allowed(&self) -> bool {
+        self.kind != PoolKind::Group
+    }
+
+    /// `HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_*` bits: KERNARG_INIT 1,
+    /// FINE_GRAINED 2, COARSE_GRAINED 4.
+    pub fn global_flags(&self) -> u32 {
+        match self.kind {
+            PoolKind::SystemFine => 1 | 2,
+            PoolKind::SystemCoarse | PoolKind::Vram => 4,
+            PoolKind::Group => 0,
+        }
+    }
+
+    /// Whether the memory is fine grained.
+    pub fn fine_grained(&self) -> bool {
+        self.kind == PoolKind::SystemFine
+    }
+}
+
+/// Builds every agent's pools, filling `agents[i].pools`.
+pub(crate) fn discover_pools(agents: &mut [AgentRecord]) -> Vec<PoolRecord> {
+    let mut pools = Vec::new();
+    let system: u64 = agents
+        .iter()
+        .filter(|a| a.device_type == DeviceType::Cpu)
+        .map(|a| a.node.memory_of(HeapType::System))
+        .sum();
+    for (i, a) in agents.iter_mut().enumerate() {
+        let owner = Agent(i as u32);
+        let kinds: &[PoolKind] = match a.device_type {
+            DeviceType::Cpu => &[PoolKind::SystemFine, PoolKind::SystemCoarse],
+            _ => &[PoolKind::Vram, PoolKind::Group],
+        };
+        for &kind in kinds {
+            let size = match kind {
+                PoolKind::SystemFine | PoolKind::SystemCoarse => {
+                    let own = a.node.memory_of(HeapType::System);
+                    if own == 0 { system } else { own }
+                }
+                PoolKind::Vram => a.local_memory_bytes(),
+                PoolKind::Group => u64::from(a.node.properties.lds_size_in_kb) * 1024,
+            };
+            if size == 0 && kind == PoolKind::Vram {
+                continue; // an APU without carve-out: no VRAM pool.
+            }
+            a.pools.push(pools.len());
+            pools.push(PoolRecord {
+                owner,
+                kind,
+                size,
+                gpu_id: a.gpu_id,
+            });
+        }
+    }
+    pools
+}
+
+/// One allocation.
+#[derive(Debug)]
+pub(crate) struct Block {
+    pub size: u64,
+    pub pool: Option<usize>,
+    /// KFD buffer handle (none: plain host memory, no GPU).
+    pub bo: Option<u64>,
+    /// GPUs it is mapped on.
+    pub mapped_on: Vec<u32>,
+    /// The CPU mapping (none for memory the CPU cannot reach).
+    pub cpu: Option<Mapped>,
+    /// Bytes of the address-space reservation.
+    pub reserved: usize,
+    /// A user pointer locked with [`lock`](crate::Runtime::lock_host): the
+    /// GPU address aliases it, there is no reservation of ours.
+    pub userptr: bool,
+}
+
+/// The allocations of a runtime.
+#[derive(Debug, Default)]
+pub(crate) struct Allocations {
+    blocks: Mutex<BTreeMap<u64, Block>>,
+}
+
+/// Reserves `size` bytes of address space aligned to `align` (a power of
+/// two, at least a page): `PROT_NONE`, no swap reserved.
+fn reserve(size: u64, align: u64) -> Result<u64> {
+    let oom = || {
+        Error::new(
+            Status::OutOfResources,
+            format!("no address space for {size} bytes"),
+        )
+    };
+    let total = size.checked_add(align).ok_or_else(oom)?;
+    let total_usize = usize::try_from(total).map_err(|_| oom())?;
+    // SAFETY: a fresh anonymous mapping where the kernel chooses; nothing
+    // of ours is replaced.
+    let p = unsafe {
+        rustix::mm::mmap_anonymous(
+            std::ptr::null_mut(),
+            total_usize,
+            rustix::mm::ProtFlags::empty(),
+            rustix::mm::MapFlags::PRIVATE | rustix::mm::MapFlags::NORESERVE,
+        )
+    }
+    .map_err(|_| oom())? as u64;
+    let start = p.next_multiple_of(align);
+    let head = start - p;
+    let tail = total - head - size;
+    if head > 0 {
+        // SAFETY: the unaligned head of our own fresh reservation.
+        let _ = unsafe { rustix::mm::munmap(p as *mut _, head as usize) };
+    }
+    if tail > 0 {
+        // SAFETY: the tail beyond the aligned range, ours too.
+        let _ = unsafe { rustix::mm::munmap((start + size) as *mut _, tail as usize) };
+    }
+    Ok(start)
+}
+
+/// Gives back a reservation made by [`reserve`].
+fn unreserve(start: u64, size: usize) {
+    // SAFETY: `start..start + size` is a reservation of ours that nothing
+    // uses any more (its mappings were dropped first).
+    let _ = unsafe { rustix::mm::munmap(start as *mut _, size) };
+}
+
+/// Rounds `size` up to the granule; `None` if it overflows.
+fn granules(size: u64) -> Option<u64> {
+    size.checked_next_multiple_of(GRANULE)
+}
+
+impl Allocations {
+    /// Allocates `size` bytes (rounded to pages) of `kind` memory owned by
+    /// `owner_gpu` (system memory: any GPU, `gpus[0]`), maps it for the CPU
+    /// when it can be, and on `gpus`.
+    pub(crate) fn allocate(
+        &self,
+        driver: &dyn Driver,
+        pool: Option<usize>,
+        kind: PoolKind,
+        owner_gpu: Option<u32>,
+        gpus: &[u32],
+        size: u64,
+        align: u64,
+    ) -> Result<u64> {
+        if size == 0 {
+            return Err(Error::invalid_argument("allocation size is 0"));
+        }
+        let size = granules(size)
+            .ok_or_else(|| Error::new(Status::OutOfResources, "allocation size overflows"))?;
+        let align = align.max(GRANULE).next_power_of_two();
+        let va = reserve(size, align)?;
+        let reserved = size as usize;
+        let alloc_gpu = owner_gpu.or_else(|| gpus.first().copied());
+        let Some(gpu) = alloc_gpu else {
+            // No GPU at all: plain host memory.
+            // SAFETY: replaces our own fresh reservation with read-write
+            // anonymous memory.
+            let r = unsafe {
+                rustix::mm::mmap_anonymous(
+                    va as *mut _,
+                    reserved,
+                    rustix::mm::ProtFlags::READ | rustix::mm::ProtFlags::WRITE,
+                    rustix::mm::MapFlags::PRIVATE | rustix::mm::MapFlags::FIXED,
+                )
+            };
+            if r.is_err() {
+                unreserve(va, reserved);
+                return Err(Error::new(Status::OutOfResources, "host memory"));
+            }
+            self.insert(
+                va,
+                Block {
+                    size,
+                    pool,
+                    bo: None,
+                    mapped_on: Vec::new(),
+                    cpu: None,
+                    reserved,
+                    userptr: false,
+                },
+            );
+            return Ok(va);
+        };
+        let mut flags =
+            AllocMemFlags::WRITABLE | AllocMemFlags::EXECUTABLE | AllocMemFlags::NO_SUBSTITUTE;
+        match kind {
+            PoolKind::Vram => flags |= AllocMemFlags::VRAM | AllocMemFlags::PUBLIC,
+            PoolKind::SystemFine => flags |= AllocMemFlags::GTT | AllocMemFlags::COHERENT,
+            _ => flags |= AllocMemFlags::GTT,
+        }
+        let a = match driver.alloc(gpu, va, size, flags) {
+            Ok(a) => a,
+            Err(e) => {
+                unreserve(va, reserved);
+                return Err(Error::driver("ALLOC_MEMORY_OF_GPU", e));
+            }
+        };
+        let undo = |cpu: Option<Mapped>, mapped: &[u32]| {
+            drop(cpu);
+            if !mapped.is_empty() {
+                let _ = driver.unmap_from_gpus(a.handle, mapped);
+            }
+            let _ = driver.free(a.handle);
+            unreserve(va, reserved);
+        };
+        // SAFETY: `va..va + size` is our fresh reservation, page aligned,
+        // used by nothing else.
+        let cpu = match unsafe {
+            driver.map_cpu_at(
+                gpu,
+                NonNull::new(va as *mut u8).expect("mmap never returns 0"),
+                a.mmap_offset,
+                reserved,
+            )
+        } {
+            Ok(m) => Some(m),
+            Err(e) => {
+                undo(None, &[]);
+                return Err(Error::driver("mmap of the render node", e));
+            }
+        };
+        let mut on: Vec<u32> = Vec::new();
+        for &g in gpus.iter().chain(owner_gpu.iter()) {
+            if !on.contains(&g) {
+                on.push(g);
+            }
+        }
+        if let Err(e) = driver.map_to_gpus(a.handle, &on) {
+            undo(cpu, &[]);
+            return Err(Error::driver("MAP_MEMORY_TO_GPU", e));
+        }
+        self.insert(
+            va,
+            Block {
+                size,
+                pool,
+                bo: Some(a.handle),
+                mapped_on: on,
+                cpu,
+                reserved,
+                userptr: false,
+            },
+        );
+        Ok(va)
+    }
+
+    fn insert(&self, va: u64, b: Block) {
+        self.lock().insert(va, b);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, Block>> {
+        self.blocks.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Frees the allocation that starts at `va`.
+    pub(crate) fn free(&self, driver: &dyn Driver, va: u64) -> Result<()> {
+        let b = self.lock().remove(&va).ok_or_else(|| {
+            Error::new(
+                Status::InvalidAllocation,
+                format!("{va:#x} is not the start of an allocation of this runtime"),
+            )
+        })?;
+        Self::release(driver, va, b)
+    }
+
+    fn release(driver: &dyn Driver, va: u64, b: Block) -> Result<()> {
+        let mut first_err = None;
+        if let Some(bo) = b.bo {
+            if !b.mapped_on.is_empty() {
+                if let Err(e) = driver.unmap_from_gpus(bo, &b.mapped_on) {
+                    first_err.get_or_insert(Error::driver("UNMAP_MEMORY_FROM_GPU", e));
+                }
+            }
+            drop(b.cpu);
+            if let Err(e) = driver.free(bo) {
+                first_err.get_or_insert(Error::driver("FREE_MEMORY_OF_GPU", e));
+            }
+        }
+        if !b.userptr {
+            unreserve(va, b.reserved);
+        }
+        first_err.map_or(Ok(()), Err)
+    }
+
+    /// Frees everything (runtime shutdown).
+    pub(crate) fn free_all(&self, driver: &dyn Driver) {
+        let all = std::mem::take(&mut *self.lock());
+        for (va, b) in all {
+            let _ = Self::release(driver, va, b);
+        }
+    }
+
+    /// The allocation holding `addr`: (start, size, pool, host-accessible).
+    pub(crate) fn find(&self, addr: u64) -> Option<BlockInfo> {
+        let blocks = self.lock();
+        let (&start, b) = blocks.range(..=addr).next_back()?;
+        (addr < start + b.size).then(|| BlockInfo {
+            start,
+            size: b.size,
+            pool: b.pool,
+            bo: b.bo,
+            mapped_on: b.mapped_on.clone(),
+            host_accessible: b.cpu.is_some() || b.bo.is_none() || b.userptr,
+            userptr: b.userptr,
+        })
+    }
+
+    /// Maps the allocation at `va` on `gpus` too.
+    pub(crate) fn allow_access(&self, driver: &dyn Driver, va: u64, gpus: &[u32]) -> Result<()> {
+        let mut blocks = self.lock();
+        let b = blocks.get_mut(&va).ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "{va:#x} is not the start of an allocation of this runtime"
+            ))
+        })?;
+        let Some(bo) = b.bo else { return Ok(()) };
+        let new: Vec<u32> = gpus
+            .iter()
+            .copied()
+            .filter(|g| !b.mapped_on.contains(g))
+            .collect();
+        if new.is_empty() {
+            return Ok(());
+        }
+        driver
+            .map_to_gpus(bo, &new)
+            .map_err(|e| Error::driver("MAP_MEMORY_TO_GPU", e))?;
+        b.mapped_on.extend(new);
+        Ok(())
+    }
+
+    /// Registers `ptr..ptr + size` of host memory with the GPUs (USERPTR):
+    /// the GPU address equals the host address.
+    ///
+    /// # Safety
+    ///
+    /// The range stays mapped until [`unlock`](Self::unlock).
+    pub(crate) unsafe fn lock_host(
+        &self,
+        driver: &dyn Driver,
+        ptr: u64,
+        size: u64,
+        gpus: &[u32],
+    ) -> Result<u64> {
+        if size == 0 || ptr == 0 {
+            return Err(Error::invalid_argument(
+                "lock of a null pointer or zero bytes",
+            ));
+        }
+        let start = ptr & !(GRANULE - 1);
+        let end = ptr
+            .checked_add(size)
+            .and_then(granules)
+            .ok_or_else(|| Error::invalid_argument("locked range overflows"))?;
+        let len = end - start;
+        let Some(&gpu) = gpus.first() else {
+            return Ok(ptr);
+        };
+        if self.find(start).is_some() {
+            return Err(Error::invalid_argument(format!(
+                "{ptr:#x} is already registered with the runtime"
+            )));
+        }
+        let flags = AllocMemFlags::WRITABLE | AllocMemFlags::EXECUTABLE | AllocMemFlags::COHERENT;
+        // SAFETY: the caller keeps the range mapped until unlock.
+        let a = unsafe {
+            driver.alloc_userptr(
+                gpu,
+                start,
+                NonNull::new(start as *mut u8).expect("ptr != 0"),
+                len,
+                flags,
+            )
+        }
+        .map_err(|e| Error::driver("ALLOC_MEMORY_OF_GPU (USERPTR)", e))?;
+        if let Err(e) = driver.map_to_gpus(a.handle, gpus) {
+            let _ = driver.free(a.handle);
+            return Err(Error::driver("MAP_MEMORY_TO_GPU", e));
+        }
+        self.insert(
+            start,
+            Block {
+                size: len,
+                pool: None,
+                bo: Some(a.handle),
+                mapped_on: gpus.to_vec(),
+                cpu: None,
+                reserved: 0,
+                userptr: true,
+            },
+        );
+        Ok(ptr)
+    }
+
+    /// Undoes [`lock_host`](Self::lock_host) of `ptr`.
+    pub(crate) fn unlock(&self, driver: &dyn Driver, ptr: u64) -> Result<()> {
+        let start = ptr & !(GRANULE - 1);
+        let userptr = self.lock().get(&start).map(|b| b.userptr);
+        match userptr {
+            Some(true) => self.free(driver, start),
+            _ => Err(Error::invalid_argument(format!(
+                "{ptr:#x} is not locked host memory"
+            ))),
+        }
+    }
+
+    /// Number of live allocations.
+    pub(crate) fn count(&self) -> usize {
+        self.lock().len()
+    }
+}
+
+/// What [`Allocations::find`] reports.
+#[derive(Debug, Clone)]
+pub struct BlockInfo {
+    /// Start address.
+    pub start: u64,
+    /// Bytes.
+    pub size: u64,
+    /// The pool it came from.
+    pub pool: Option<usize>,
+    /// KFD handle.
+    pub bo: Option<u64>,
+    /// GPUs it is mapped on.
+    pub mapped_on: Vec<u32>,
+    /// Whether the CPU can read and write it.
+    pub host_accessible: bool,
+    /// Locked host memory.
+    pub userptr: bool,
+}

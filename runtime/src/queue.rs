@@ -1,0 +1,587 @@
+//! AQL user-mode queues (`hsa_queue_create`), created the way ROCr's
+//! `AqlQueue` does on KFD: the ring and its `amd_queue_t` in system memory
+//! every GPU can read, an end-of-pipe buffer and the context save/restore
+//! (CWSR) area sized from the topology, `AMDKFD_IOC_CREATE_QUEUE`, then the
+//! doorbell page mapped. Scratch follows ROCr's handshake: when a dispatch
+//! needs more private memory than the queue has, the packet processor
+//! stops the queue with code 1 (`INSUFFICIENT_SCRATCH`) in its
+//! `queue_inactive_signal`; the runtime's queue monitor grows the scratch,
+//! rewrites the queue's scratch fields and stores 0, and the packet
+//! processor retries. Any other code is a queue error: the queue stays
+//! stopped and its error callback hears ROCr's status for that code.
+
+#![allow(unsafe_code)]
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, Weak};
+
+use aql::doorbell::MmioDoorbell;
+use aql::queue::{AmdQueue, PacketSlot, Ring};
+use aql::{PacketHeader, SignalHandle};
+use kfd::QueueDesc;
+use kfd::ioctl::{QueuePercentage, QueuePriority, QueueType};
+use signal_core::raw::AmdSignal;
+use signal_core::{LoadOrder, StoreOrder};
+
+use crate::agent::Agent;
+use crate::driver::Mapped;
+use crate::memory::PoolKind;
+use crate::signal::Signal;
+use crate::status::{Error, Result, Status};
+use crate::system::Core;
+
+/// `hsa_queue_type_t`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueKind {
+    /// `HSA_QUEUE_TYPE_MULTIPLE`: several producers.
+    Multiple = 0,
+    /// `HSA_QUEUE_TYPE_SINGLE`: one producer.
+    Single = 1,
+}
+
+/// The callback a queue error reaches: the status (ROCr's, for the packet
+/// processor's code) and the queue's id.
+pub type ErrorCallback = Box<dyn Fn(Status, u64) + Send + Sync>;
+
+/// Scratch per work-item the queue starts with, when the caller gives no
+/// private segment hint (bytes, wave64 lane).
+const DEFAULT_SCRATCH_LANE: u32 = 0;
+
+/// The legacy queue error codes (`amd_aql_queue.cpp`) and the status ROCr
+/// reports for each.
+pub fn status_of_code(code: u64) -> Status {
+    const TABLE: &[(u64, Status)] = &[
+        (2, Status::IncompatibleArguments),
+        (4, Status::InvalidAllocation),
+        (8, Status::InvalidCodeObject),
+        (32, Status::InvalidPacketFormat),
+        (64, Status::InvalidArgument),
+        (128, Status::InvalidIsa),
+        (0x2000_0000, Status::MemoryApertureViolation),
+        (0x4000_0000, Status::IllegalInstruction),
+        (0x8000_0000, Status::Exception),
+    ];
+    TABLE
+        .iter()
+        .find(|(bit, _)| code & bit != 0)
+        .map_or(Status::Error, |&(_, s)| s)
+}
+
+/// The queue's scratch: where, how big, bytes per wave64 lane.
+#[derive(Debug, Clone, Copy, Default)]
+struct Scratch {
+    va: u64,
+    bytes: u64,
+    lane_bytes: u32,
+}
+
+pub(crate) struct QueueInner {
+    pub(crate) core: Arc<Core>,
+    pub(crate) agent: Agent,
+    pub(crate) gpu_id: u32,
+    pub(crate) queue_id: u32,
+    /// The `amd_queue_t` (its `hsa_queue_t` first): the queue's handle.
+    pub(crate) amd_va: u64,
+    ring_va: u64,
+    slots: u32,
+    doorbell: Mapped,
+    doorbell_signal: u64,
+    eop_va: u64,
+    cwsr_va: u64,
+    scratch: Mutex<Scratch>,
+    pub(crate) inactive: Signal,
+    callback: Option<ErrorCallback>,
+    pub(crate) error: Mutex<Option<Status>>,
+    destroyed: std::sync::atomic::AtomicBool,
+}
+
+/// An AQL queue; destroyed when dropped (or by [`destroy`](Self::destroy)).
+pub struct Queue {
+    pub(crate) inner: Arc<QueueInner>,
+}
+
+impl core::fmt::Debug for Queue {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Queue")
+            .field("queue_id", &self.inner.queue_id)
+            .field("size", &self.inner.slots)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The CWSR sizes of a GPU node (`kfd_queue_ctx_save_restore_size`):
+/// `(ctl_stack_size, cwsr_size, bytes of the area)`.
+pub(crate) fn cwsr_sizes(node: &kfd::topology::Node) -> (u32, u32, u64) {
+    let p = &node.properties;
+    let align = |v: u32, a: u32| v.div_ceil(a) * a;
+    let xcc = p.num_xcc.unwrap_or(1).max(1);
+    let simd_per_cu = p.simd_per_cu.max(1);
+    let cu_per_xcc = p.simd_count / simd_per_cu / xcc;
+    let waves = cu_per_xcc * p.max_waves_per_simd * simd_per_cu;
+    let ctl = align(40 + waves * 8 + 8, 4096);
+    let version = p.gfx_target_version.unwrap_or(0);
+    let vgpr = if matches!(version, 90010 | 90402 | 90008 | 90500) {
+        0x8_0000
+    } else {
+        0x4_0000
+    };
+    let per_cu = vgpr + 0x4000 + 0x1_0000 + 0x1000;
+    let cwsr = ctl + align(cu_per_xcc * per_cu, 4096);
+    let debug = align(waves * 32, 64);
+    let area = ((u64::from(cwsr) + u64::from(debug)) * u64::from(xcc)).next_multiple_of(4096);
+    (ctl, cwsr, area)
+}
+
+impl Queue {
+    /// `hsa_queue_create` on `agent`: `size` packets (a power of two within
+    /// the agent's limits), `private_segment_size` per work-item to start
+    /// with (`u32::MAX`: the default), and the error callback.
+    pub(crate) fn create(
+        core: &Arc<Core>,
+        agent: Agent,
+        size: u32,
+        kind: QueueKind,
+        callback: Option<ErrorCallback>,
+        private_segment_size: u32,
+    ) -> Result<Self> {
+        let rec = core.agent(agent)?;
+        if !rec.is_gpu() {
+            return Err(Error::new(
+                Status::InvalidQueueCreation,
+                format!(
+                    "agent {} is a CPU agent: it has no AQL queues",
+                    agent.index()
+                ),
+            ));
+        }
+        let _ = kind;
+        if !size.is_power_of_two()
+            || size < crate::system::QUEUE_MIN_PACKETS
+            || size > crate::system::QUEUE_MAX_PACKETS
+        {
+            return Err(Error::invalid_argument(format!(
+                "queue size {size}: must be a power of two in {}..={} packets",
+                crate::system::QUEUE_MIN_PACKETS,
+                crate::system::QUEUE_MAX_PACKETS
+            )));
+        }
+        let gpu_id = rec.gpu_id;
+        let node = rec.node.clone();
+        let mut cleanup: Vec<u64> = Vec::new();
+        let result = (|| {
+            let ring_bytes = u64::from(size) * 64;
+            let ring_va = core.allocate_system(ring_bytes.max(4096), true)?;
+            cleanup.push(ring_va);
+            let amd_va = core.allocate_system(4096, true)?;
+            cleanup.push(amd_va);
+            let eop_va = core.allocate_on(gpu_id, PoolKind::Vram, 4096)?;
+            cleanup.push(eop_va);
+            let (ctl, cwsr, area) = cwsr_sizes(&node);
+            let cwsr_va = core.allocate_on(gpu_id, PoolKind::Vram, area)?;
+            cleanup.push(cwsr_va);
+            // Every slot starts INVALID: the packet processor waits on it.
+            for i in 0..u64::from(size) {
+                // SAFETY: inside the ring we just allocated, CPU-mapped.
+                unsafe {
+                    core::ptr::write_volatile(
+                        (ring_va + i * 64) as *mut u16,
+                        PacketHeader::INVALID.0,
+                    )
+                };
+            }
+            let inactive = Signal::create(core, 0)?;
+            let ap = core
+                .driver
+                .apertures()
+                .iter()
+                .find(|a| a.gpu_id == gpu_id)
+                .copied()
+                .unwrap_or_default();
+            // SAFETY: `amd_va` is a fresh, zeroed, 4 KiB CPU-mapped
+            // allocation, 64-byte aligned; the GPU does not know it yet.
+            let amd = unsafe { &mut *(amd_va as *mut AmdQueue) };
+            amd.hsa_queue.type_ = kind as u32;
+            amd.hsa_queue.features = 1; // HSA_QUEUE_FEATURE_KERNEL_DISPATCH
+            amd.hsa_queue.base_address = ring_va;
+            amd.hsa_queue.size = size;
+            amd.group_segment_aperture_base_hi = (ap.lds_base >> 32) as u32;
+            amd.private_segment_aperture_base_hi = (ap.scratch_base >> 32) as u32;
+            let p = &node.properties;
+            amd.max_cu_id = (p.simd_count / p.simd_per_cu.max(1)).saturating_sub(1);
+            amd.max_wave_id = (p.max_waves_per_simd * p.simd_per_cu).saturating_sub(1);
+            amd.queue_inactive_signal = SignalHandle {
+                handle: inactive.handle(),
+            };
+            let desc = QueueDesc {
+                gpu_id,
+                queue_type: QueueType::ComputeAql,
+                percentage: QueuePercentage::FULL,
+                priority: QueuePriority::NORMAL,
+                ring_base_address: ring_va,
+                ring_size: size * 64,
+                write_pointer_address: amd_va + 56,
+                read_pointer_address: amd_va + 128,
+                eop_buffer_address: eop_va,
+                eop_buffer_size: 4096,
+                ctx_save_restore_address: cwsr_va,
+                ctx_save_restore_size: cwsr,
+                ctl_stack_size: ctl,
+                sdma_engine_id: 0,
+            };
+            // SAFETY: every address is an allocation of ours mapped on the
+            // GPU, kept until the queue is destroyed (QueueInner's Drop).
+            let info = unsafe { core.driver.create_queue(&desc) }.map_err(|e| {
+                Error::new(Status::InvalidQueueCreation, format!("CREATE_QUEUE: {e}"))
+            })?;
+            let doorbell = match core.driver.map_doorbell(info.doorbell_offset, 8192) {
+                Ok(d) => d,
+                Err(e) => {
+                    let _ = core.driver.destroy_queue(info.queue_id);
+                    return Err(Error::driver("doorbell mmap", e));
+                }
+            };
+            // The doorbell signal (kind DOORBELL, value = doorbell address).
+            let doorbell_signal = core.allocate_system(4096, true)?;
+            cleanup.push(doorbell_signal);
+            // SAFETY: a fresh CPU-mapped allocation, 64-byte aligned.
+            unsafe {
+                core::ptr::write(
+                    doorbell_signal as *mut AmdSignal,
+                    AmdSignal::new_doorbell(doorbell.as_ptr().cast(), false),
+                );
+                (*(doorbell_signal as *mut AmdSignal))
+                    .queue_ptr
+                    .store(amd_va, Ordering::Relaxed);
+            }
+            amd.hsa_queue.doorbell_signal = SignalHandle {
+                handle: doorbell_signal,
+            };
+            amd.hsa_queue.id = core.next_queue_serial();
+            cleanup.clear();
+            Ok(QueueInner {
+                core: Arc::clone(core),
+                agent,
+                gpu_id,
+                queue_id: info.queue_id,
+                amd_va,
+                ring_va,
+                slots: size,
+                doorbell,
+                doorbell_signal,
+                eop_va,
+                cwsr_va,
+                scratch: Mutex::new(Scratch::default()),
+                inactive,
+                callback,
+                error: Mutex::new(None),
+                destroyed: std::sync::atomic::AtomicBool::new(false),
+            })
+        })();
+        for va in cleanup {
+            let _ = core.free(va);
+        }
+        let inner = Arc::new(result?);
+        let want = if private_segment_size == u32::MAX {
+            DEFAULT_SCRATCH_LANE
+        } else {
+            private_segment_size
+        };
+        if want > 0 {
+            inner.grow_scratch(want)?;
+        }
+        core.register_queue(&inner);
+        Ok(Queue { inner })
+    }
+
+    /// The `hsa_queue_t *` (its `amd_queue_t` address).
+    pub fn address(&self) -> u64 {
+        self.inner.amd_va
+    }
+
+    /// `hsa_queue_t.id`.
+    pub fn id(&self) -> u64 {
+        self.amd().hsa_queue.id
+    }
+
+    /// The KFD queue id.
+    pub fn kfd_queue_id(&self) -> u32 {
+        self.inner.queue_id
+    }
+
+    /// The agent the queue belongs to.
+    pub fn agent(&self) -> Agent {
+        self.inner.agent
+    }
+
+    /// Packets in the ring.
+    pub fn size(&self) -> u32 {
+        self.inner.slots
+    }
+
+    /// The ring's address.
+    pub fn base_address(&self) -> u64 {
+        self.inner.ring_va
+    }
+
+    /// The doorbell signal's handle.
+    pub fn doorbell_signal(&self) -> u64 {
+        self.inner.doorbell_signal
+    }
+
+    fn amd(&self) -> &AmdQueue {
+        self.inner.amd()
+    }
+
+    /// `hsa_queue_load_read_index_*`.
+    pub fn load_read_index(&self, order: Ordering) -> u64 {
+        self.amd().read_dispatch_id.load(order)
+    }
+
+    /// `hsa_queue_load_write_index_*`.
+    pub fn load_write_index(&self, order: Ordering) -> u64 {
+        self.amd().write_dispatch_id.load(order)
+    }
+
+    /// `hsa_queue_store_write_index_*`.
+    pub fn store_write_index(&self, value: u64, order: Ordering) {
+        self.amd().write_dispatch_id.store(value, order)
+    }
+
+    /// `hsa_queue_cas_write_index_*`: returns the previous value.
+    pub fn cas_write_index(&self, expected: u64, value: u64, order: Ordering) -> u64 {
+        let failure = match order {
+            Ordering::Release | Ordering::Relaxed => Ordering::Relaxed,
+            Ordering::AcqRel | Ordering::Acquire => Ordering::Acquire,
+            _ => Ordering::SeqCst,
+        };
+        match self
+            .amd()
+            .write_dispatch_id
+            .compare_exchange(expected, value, order, failure)
+        {
+            Ok(v) | Err(v) => v,
+        }
+    }
+
+    /// `hsa_queue_add_write_index_*`: returns the previous value.
+    pub fn add_write_index(&self, value: u64, order: Ordering) -> u64 {
+        self.amd().write_dispatch_id.fetch_add(value, order)
+    }
+
+    /// Rings the doorbell with packet id `index` (`hsa_signal_store_*` on
+    /// the doorbell signal).
+    pub fn ring_doorbell(&self, index: u64) {
+        self.inner.ring_doorbell(index)
+    }
+
+    /// Writes one packet (16 words, header last with release) at the next
+    /// write index, waiting for room, and rings the doorbell. Returns the
+    /// packet id.
+    pub fn submit(&self, words: &[u32; 16]) -> Result<u64> {
+        self.inner.check_usable()?;
+        let inner = &*self.inner;
+        // SAFETY: the ring holds `slots` packet slots, CPU-mapped, alive as
+        // long as `inner`.
+        let slots = unsafe {
+            std::slice::from_raw_parts(inner.ring_va as *const PacketSlot, inner.slots as usize)
+        };
+        // SAFETY: the doorbell lies in the mapped doorbell page, alive as
+        // long as `inner`; any packet id written there is harmless.
+        let db = unsafe { MmioDoorbell::new(inner.doorbell.as_ptr().cast()) };
+        let ring = Ring::from_amd_queue(inner.amd(), slots, db)
+            .map_err(|e| Error::new(Status::InvalidQueue, format!("queue ring: {e}")))?;
+        loop {
+            match ring.try_reserve(1) {
+                Ok(mut r) => {
+                    let id = r
+                        .push_words(words)
+                        .map_err(|e| Error::new(Status::InvalidPacketFormat, format!("{e}")))?;
+                    r.finish();
+                    return Ok(id);
+                }
+                Err(_) => {
+                    inner.check_usable()?;
+                    std::thread::yield_now();
+                }
+            }
+        }
+    }
+
+    /// The error the queue stopped with, if any.
+    pub fn error(&self) -> Option<Status> {
+        *self.inner.error.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// `hsa_queue_destroy`.
+    pub fn destroy(self) -> Result<()> {
+        self.inner.destroy()
+    }
+}
+
+impl QueueInner {
+    pub(crate) fn amd(&self) -> &AmdQueue {
+        // SAFETY: `amd_va` holds the AmdQueue written at creation, alive
+        // (its allocation is freed only in `destroy`, after which no one
+        // reaches it: `destroy` runs once, from Drop or explicitly).
+        unsafe { &*(self.amd_va as *const AmdQueue) }
+    }
+
+    fn ring_doorbell(&self, index: u64) {
+        // SAFETY: the doorbell register in our mapped page.
+        unsafe { core::ptr::write_volatile(self.doorbell.as_ptr().cast::<u64>().as_ptr(), index) };
+    }
+
+    fn check_usable(&self) -> Result<()> {
+        if self.destroyed.load(Ordering::Acquire) {
+            return Err(Error::new(Status::InvalidQueue, "the queue was destroyed"));
+        }
+        if let Some(s) = *self.error.lock().unwrap_or_else(|p| p.into_inner()) {
+            return Err(Error::new(s, "the queue stopped after an error"));
+        }
+        Ok(())
+    }
+
+    /// Gives the queue scratch for `lane_bytes` per wave64 lane (at least),
+    /// for every wave the GPU can hold, and writes the queue's scratch
+    /// fields as ROCr does for GFX9 (`InitScratchSRD`).
+    pub(crate) fn grow_scratch(&self, lane_bytes: u32) -> Result<()> {
+        let mut s = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        if lane_bytes <= s.lane_bytes {
+            return Ok(());
+        }
+        let lane = lane_bytes.next_multiple_of(1024).max(1024);
+        let amd = self.amd();
+        let waves = (amd.max_cu_id + 1) * (amd.max_wave_id + 1);
+        // compute_tmpring_size.WAVES is 12 bits.
+        let waves = waves.min(0xfff);
+        let wave_bytes = u64::from(lane) * 64;
+        let bytes = wave_bytes * u64::from(waves);
+        let va = self.core.allocate_on(self.gpu_id, PoolKind::Vram, bytes)?;
+        let old = *s;
+        *s = Scratch {
+            va,
+            bytes,
+            lane_bytes: lane,
+        };
+        let srd = [
+            va as u32,
+            ((va >> 32) as u32 & 0xffff) | (1 << 31),
+            u32::MAX,
+            (1 << 23) | (3 << 21) | (1 << 19) | 0x27fac,
+        ];
+        let tmpring = (waves & 0xfff) | (((wave_bytes / 1024) as u32 & 0x1fff) << 12);
+        let base = self.amd_va;
+        // SAFETY: plain words of our amd_queue_t the packet processor reads
+        // only between dispatches (the queue is idle or stopped for scratch).
+        unsafe {
+            core::ptr::write_volatile((base + 140) as *mut u32, tmpring);
+            for (i, w) in srd.iter().enumerate() {
+                core::ptr::write_volatile((base + 144 + 4 * i as u64) as *mut u32, *w);
+            }
+            core::ptr::write_volatile((base + 160) as *mut u64, va);
+            core::ptr::write_volatile((base + 168) as *mut u64, bytes);
+            core::ptr::write_volatile((base + 176) as *mut u32, lane);
+        }
+        std::sync::atomic::fence(Ordering::SeqCst);
+        if old.va != 0 {
+            let _ = self.core.free(old.va);
+        }
+        Ok(())
+    }
+
+    /// Looks at the queue's inactive signal: handles a scratch request, or
+    /// records and reports an error. Returns false once the queue is gone.
+    pub(crate) fn poll(&self) -> bool {
+        if self.destroyed.load(Ordering::Acquire) {
+            return false;
+        }
+        let v = self.inactive.load(LoadOrder::Acquire);
+        if v == 0 {
+            return true;
+        }
+        let code = (v as u64) & !(1 << 63);
+        let mut err = self.error.lock().unwrap_or_else(|p| p.into_inner());
+        if err.is_some() {
+            return true;
+        }
+        if code == 1 {
+            drop(err);
+            // Scratch: the packet processor wants more private memory than
+            // the queue has. Find what the stalled dispatch asks for.
+            let read = self.amd().read_dispatch_id.load(Ordering::Acquire);
+            let slot = self.ring_va + (read % u64::from(self.slots)) * 64;
+            // SAFETY: a packet slot of our ring: the private segment size is
+            // the u32 at byte 32 of a kernel dispatch packet.
+            let private = unsafe { core::ptr::read_volatile((slot + 32) as *const u32) };
+            match self.grow_scratch(private.max(1)) {
+                Ok(()) => self.inactive.store(0, StoreOrder::Release),
+                Err(_) => self.report(Status::OutOfResources),
+            }
+            return true;
+        }
+        let status = status_of_code(code);
+        *err = Some(status);
+        drop(err);
+        self.report(status);
+        true
+    }
+
+    /// Records a fault the driver reported for this queue's GPU.
+    pub(crate) fn fault(&self, status: Status) {
+        let mut err = self.error.lock().unwrap_or_else(|p| p.into_inner());
+        if err.is_some() {
+            return;
+        }
+        *err = Some(status);
+        drop(err);
+        self.report(status);
+    }
+
+    fn report(&self, status: Status) {
+        if let Some(cb) = &self.callback {
+            cb(status, self.amd().hsa_queue.id);
+        }
+    }
+
+    pub(crate) fn destroy(&self) -> Result<()> {
+        if self.destroyed.swap(true, Ordering::AcqRel) {
+            return Err(Error::new(
+                Status::InvalidQueue,
+                "the queue was already destroyed",
+            ));
+        }
+        let r = self
+            .core
+            .driver
+            .destroy_queue(self.queue_id)
+            .map_err(|e| Error::driver("DESTROY_QUEUE", e));
+        for va in [
+            self.ring_va,
+            self.amd_va,
+            self.eop_va,
+            self.cwsr_va,
+            self.doorbell_signal,
+        ] {
+            let _ = self.core.free(va);
+        }
+        let s = *self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        if s.va != 0 {
+            let _ = self.core.free(s.va);
+        }
+        r
+    }
+}
+
+impl Drop for Queue {
+    fn drop(&mut self) {
+        if !self.inner.destroyed.load(Ordering::Acquire) {
+            let _ = self.inner.destroy();
+        }
+    }
+}
+
+/// The registry of a runtime's queues, for the queue monitor.
+#[derive(Default)]
+pub(crate) struct QueueList {
+    pub(crate) list: Mutex<Vec<Weak<QueueInner>>>,
+}

@@ -1,0 +1,459 @@
+//! The runtime object: `hsa_init`/`hsa_shut_down` (reference counted,
+//! thread safe; a new init after the last shut-down starts afresh), the
+//! agents and pools found at init, and system information.
+
+#![allow(unsafe_code)]
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::thread::JoinHandle;
+
+use crate::agent::{Agent, AgentRecord};
+use crate::driver::{self, Driver};
+use crate::memory::{Allocations, BlockInfo, MemoryPool, PoolKind, PoolRecord};
+use crate::queue::{ErrorCallback, Queue, QueueInner, QueueKind, QueueList};
+use crate::signal::{Signal, SignalSlabs};
+use crate::status::{Error, Result, Status};
+
+/// Smallest queue, in packets (`HSA_AGENT_INFO_QUEUE_MIN_SIZE`).
+pub const QUEUE_MIN_PACKETS: u32 = 64;
+/// Largest queue, in packets (`HSA_AGENT_INFO_QUEUE_MAX_SIZE`).
+pub const QUEUE_MAX_PACKETS: u32 = 1 << 17;
+/// `HSA_AGENT_INFO_QUEUES_MAX`.
+pub const QUEUES_MAX: u32 = 128;
+
+/// The runtime's state, shared by every object it hands out.
+pub(crate) struct Core {
+    pub(crate) driver: Box<dyn Driver>,
+    pub(crate) agents: Vec<AgentRecord>,
+    pub(crate) pools: Vec<PoolRecord>,
+    pub(crate) gpu_ids: Vec<u32>,
+    pub(crate) allocations: Allocations,
+    pub(crate) signals: SignalSlabs,
+    pub(crate) queues: QueueList,
+    queue_serial: AtomicU64,
+    monitor: Mutex<Option<JoinHandle<()>>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Core {
+    fn open(driver: Box<dyn Driver>) -> Result<Arc<Self>> {
+        let visible = std::env::var("ROCR_VISIBLE_DEVICES").ok();
+        let mut agents = crate::agent::discover(driver.topology(), visible.as_deref())?;
+        let pools = crate::memory::discover_pools(&mut agents);
+        let gpu_ids: Vec<u32> = agents
+            .iter()
+            .filter(|a| a.is_gpu())
+            .map(|a| a.gpu_id)
+            .collect();
+        for a in agents.iter().filter(|a| a.is_gpu()) {
+            driver
+                .acquire_vm(a.gpu_id, a.node.properties.drm_render_minor)
+                .map_err(|e| Error::driver(&format!("ACQUIRE_VM of GPU node {}", a.node.id), e))?;
+        }
+        let core = Arc::new(Core {
+            driver,
+            agents,
+            pools,
+            gpu_ids,
+            allocations: Allocations::default(),
+            signals: SignalSlabs::default(),
+            queues: QueueList::default(),
+            queue_serial: AtomicU64::new(0),
+            monitor: Mutex::new(None),
+            stop: Arc::new(AtomicBool::new(false)),
+        });
+        core.start_monitor();
+        Ok(core)
+    }
+
+    /// The queue monitor: watches every queue's inactive signal (scratch
+    /// requests, queue errors).
+    fn start_monitor(self: &Arc<Self>) {
+        let weak: Weak<Core> = Arc::downgrade(self);
+        let stop = Arc::clone(&self.stop);
+        let h = std::thread::Builder::new()
+            .name("hsa-queue-monitor".into())
+            .spawn(move || {
+                while !stop.load(Ordering::Acquire) {
+                    let Some(core) = weak.upgrade() else { break };
+                    let queues: Vec<Arc<QueueInner>> = {
+                        let mut l = core.queues.list.lock().unwrap_or_else(|p| p.into_inner());
+                        l.retain(|q| q.strong_count() > 0);
+                        l.iter().filter_map(Weak::upgrade).collect()
+                    };
+                    drop(core);
+                    for q in &queues {
+                        q.poll();
+                    }
+                    drop(queues);
+                    std::thread::sleep(std::time::Duration::from_micros(500));
+                }
+            })
+            .ok();
+        *self.monitor.lock().unwrap_or_else(|p| p.into_inner()) = h;
+    }
+
+    pub(crate) fn agent(&self, agent: Agent) -> Result<&AgentRecord> {
+        self.agents
+            .get(agent.index())
+            .ok_or_else(|| Error::new(Status::InvalidAgent, format!("no agent {}", agent.index())))
+    }
+
+    pub(crate) fn pool(&self, pool: MemoryPool) -> Result<&PoolRecord> {
+        self.pools.get(pool.index()).ok_or_else(|| {
+            Error::new(
+                Status::InvalidMemoryPool,
+                format!("no memory pool {}", pool.index()),
+            )
+        })
+    }
+
+    /// System memory mapped on every GPU (fine grained if `fine`).
+    pub(crate) fn allocate_system(&self, size: u64, fine: bool) -> Result<u64> {
+        let kind = if fine {
+            PoolKind::SystemFine
+        } else {
+            PoolKind::SystemCoarse
+        };
+        self.allocations
+            .allocate(&*self.driver, None, kind, None, &self.gpu_ids, size, 4096)
+    }
+
+    /// Memory of `kind` owned by GPU `gpu_id`, mapped there only.
+    pub(crate) fn allocate_on(&self, gpu_id: u32, kind: PoolKind, size: u64) -> Result<u64> {
+        self.allocations
+            .allocate(&*self.driver, None, kind, Some(gpu_id), &[], size, 4096)
+    }
+
+    pub(crate) fn free(&self, va: u64) -> Result<()> {
+        self.allocations.free(&*self.driver, va)
+    }
+
+    pub(crate) fn next_queue_serial(&self) -> u64 {
+        self.queue_serial.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub(crate) fn register_queue(&self, q: &Arc<QueueInner>) {
+        self.queues
+            .list
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(Arc::downgrade(q));
+    }
+}
+
+impl Drop for Core {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(h) = self
+            .monitor
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
+        }
+        self.allocations.free_all(&*self.driver);
+    }
+}
+
+/// The process-wide `hsa_init` count and the runtime it opened.
+static GLOBAL: Mutex<Option<(u32, Arc<Core>)>> = Mutex::new(None);
+
+/// A handle on the initialised runtime (`hsa_init` succeeded). Dropping
+/// it is `hsa_shut_down`: the last one closes the runtime.
+pub struct Runtime {
+    pub(crate) core: Arc<Core>,
+}
+
+impl core::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("driver", &self.core.driver.kind())
+            .field("agents", &self.core.agents.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Runtime {
+    /// `hsa_init`: opens the runtime on the device [`driver::open`] picks,
+    /// or takes another reference on the open one.
+    pub fn init() -> Result<Self> {
+        Self::init_with(driver::open)
+    }
+
+    /// `hsa_init` with the device `open` gives, when this is the first
+    /// reference (else `open` is not called).
+    pub fn init_with(open: impl FnOnce() -> Result<Box<dyn Driver>>) -> Result<Self> {
+        let mut g = GLOBAL.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((count, core)) = g.as_mut() {
+            *count = count.checked_add(1).ok_or_else(|| {
+                Error::new(Status::RefcountOverflow, "hsa_init called 2^32 times")
+            })?;
+            return Ok(Runtime {
+                core: Arc::clone(core),
+            });
+        }
+        let core = Core::open(open()?)?;
+        *g = Some((1, Arc::clone(&core)));
+        Ok(Runtime { core })
+    }
+
+    /// The number of outstanding `hsa_init`s (0: closed).
+    pub fn init_count() -> u32 {
+        GLOBAL
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map_or(0, |(c, _)| *c)
+    }
+
+    /// `hsa_shut_down` (the same as dropping the handle).
+    pub fn shut_down(self) {}
+
+    /// Which device the runtime drives.
+    pub fn driver_kind(&self) -> driver::DriverKind {
+        self.core.driver.kind()
+    }
+
+    /// The driver.
+    pub fn driver(&self) -> &dyn Driver {
+        &*self.core.driver
+    }
+
+    /// Every agent, CPUs first, then GPUs in topology order.
+    pub fn agents(&self) -> impl Iterator<Item = Agent> + '_ {
+        (0..self.core.agents.len() as u32).map(Agent)
+    }
+
+    /// The GPU agents.
+    pub fn gpu_agents(&self) -> impl Iterator<Item = Agent> + '_ {
+        self.agents()
+            .filter(|a| self.core.agents[a.index()].is_gpu())
+    }
+
+    /// What the runtime knows of `agent`.
+    pub fn agent(&self, agent: Agent) -> Result<&AgentRecord> {
+        self.core.agent(agent)
+    }
+
+    /// The agent's memory pools.
+    pub fn pools(&self, agent: Agent) -> Result<Vec<MemoryPool>> {
+        Ok(self
+            .core
+            .agent(agent)?
+            .pools
+            .iter()
+            .map(|&i| MemoryPool(i as u32))
+            .collect())
+    }
+
+    /// What the runtime knows of `pool`.
+    pub fn pool(&self, pool: MemoryPool) -> Result<&PoolRecord> {
+        self.core.pool(pool)
+    }
+
+    /// The CPU agent's fine-grained system pool (kernarg capable).
+    pub fn kernarg_pool(&self) -> Result<MemoryPool> {
+        self.core
+            .pools
+            .iter()
+            .position(|p| p.kind == PoolKind::SystemFine)
+            .map(|i| MemoryPool(i as u32))
+            .ok_or_else(|| Error::new(Status::Error, "no fine-grained system pool"))
+    }
+
+    /// `hsa_amd_memory_pool_allocate`.
+    pub fn allocate(&self, pool: MemoryPool, size: u64) -> Result<u64> {
+        let p = self.core.pool(pool)?.clone();
+        if !p.runtime_alloc_allowed() {
+            return Err(Error::new(
+                Status::InvalidAllocation,
+                format!(
+                    "pool {} ({:?}) does not allow runtime allocation",
+                    pool.index(),
+                    p.kind
+                ),
+            ));
+        }
+        if size == 0 {
+            return Err(Error::invalid_argument("allocation of 0 bytes"));
+        }
+        if size > p.size {
+            return Err(Error::new(
+                Status::InvalidAllocation,
+                format!(
+                    "{size} bytes exceed pool {} ({} bytes)",
+                    pool.index(),
+                    p.size
+                ),
+            ));
+        }
+        match p.kind {
+            PoolKind::Vram => self.core.allocations.allocate(
+                &*self.core.driver,
+                Some(pool.index()),
+                p.kind,
+                Some(p.gpu_id),
+                &[],
+                size,
+                4096,
+            ),
+            _ => self.core.allocations.allocate(
+                &*self.core.driver,
+                Some(pool.index()),
+                p.kind,
+                None,
+                &self.core.gpu_ids,
+                size,
+                4096,
+            ),
+        }
+    }
+
+    /// `hsa_amd_memory_pool_free`.
+    pub fn free(&self, ptr: u64) -> Result<()> {
+        self.core.free(ptr)
+    }
+
+    /// `hsa_amd_agents_allow_access`: `agents` may use the allocation at `ptr`.
+    pub fn allow_access(&self, agents: &[Agent], ptr: u64) -> Result<()> {
+        let mut gpus = Vec::new();
+        for &a in agents {
+            let r = self.core.agent(a)?;
+            if r.is_gpu() {
+                gpus.push(r.gpu_id);
+            }
+        }
+        self.core
+            .allocations
+            .allow_access(&*self.core.driver, ptr, &gpus)
+    }
+
+    /// The allocation holding `ptr` (`hsa_amd_pointer_info`).
+    pub fn pointer_info(&self, ptr: u64) -> Option<BlockInfo> {
+        self.core.allocations.find(ptr)
+    }
+
+    /// `hsa_amd_memory_lock`: makes `size` bytes of host memory at `ptr`
+    /// usable by every GPU; returns the GPU address.
+    ///
+    /// # Safety
+    ///
+    /// The range is memory of this process that stays mapped until
+    /// [`unlock_host`](Self::unlock_host).
+    pub unsafe fn lock_host(&self, ptr: u64, size: u64) -> Result<u64> {
+        // SAFETY: forwarded to our caller.
+        unsafe {
+            self.core
+                .allocations
+                .lock_host(&*self.core.driver, ptr, size, &self.core.gpu_ids)
+        }
+    }
+
+    /// `hsa_amd_memory_unlock`.
+    pub fn unlock_host(&self, ptr: u64) -> Result<()> {
+        self.core.allocations.unlock(&*self.core.driver, ptr)
+    }
+
+    /// `hsa_memory_copy`: copies `size` bytes; both ranges must lie in
+    /// memory the CPU can reach (host memory, or allocations of this
+    /// runtime with a CPU mapping).
+    ///
+    /// # Safety
+    ///
+    /// `src..src + size` and `dst..dst + size` are valid, non-overlapping
+    /// memory of this process (or allocations of this runtime), not in use
+    /// by a running kernel.
+    pub unsafe fn copy(&self, dst: u64, src: u64, size: u64) -> Result<()> {
+        if size == 0 {
+            return Ok(());
+        }
+        if dst == 0 || src == 0 {
+            return Err(Error::invalid_argument("hsa_memory_copy of a null pointer"));
+        }
+        for (what, p) in [("destination", dst), ("source", src)] {
+            if let Some(b) = self.core.allocations.find(p) {
+                if !b.host_accessible {
+                    return Err(Error::new(
+                        Status::Error,
+                        format!(
+                            "hsa_memory_copy: the {what} {p:#x} is device memory the CPU cannot reach; copies through the GPU are not implemented yet"
+                        ),
+                    ));
+                }
+                if p + size > b.start + b.size {
+                    return Err(Error::invalid_argument(format!(
+                        "hsa_memory_copy: the {what} range {p:#x}+{size} runs past its allocation"
+                    )));
+                }
+            }
+        }
+        // SAFETY: the caller's promise; both ranges are CPU-reachable.
+        unsafe { core::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, size as usize) };
+        Ok(())
+    }
+
+    /// `hsa_signal_create` with no consumers list: a signal holding `initial`.
+    pub fn create_signal(&self, initial: i64) -> Result<Signal> {
+        Signal::create(&self.core, initial)
+    }
+
+    /// `hsa_queue_create`.
+    pub fn create_queue(
+        &self,
+        agent: Agent,
+        size: u32,
+        kind: QueueKind,
+        callback: Option<ErrorCallback>,
+        private_segment_size: u32,
+    ) -> Result<Queue> {
+        Queue::create(
+            &self.core,
+            agent,
+            size,
+            kind,
+            callback,
+            private_segment_size,
+        )
+    }
+
+    /// Live allocations (for leak checks).
+    pub fn allocation_count(&self) -> usize {
+        self.core.allocations.count()
+    }
+
+    /// Live signals (for leak checks).
+    pub fn signal_count(&self) -> usize {
+        self.core.signals.live_count()
+    }
+
+    /// `HSA_SYSTEM_INFO_TIMESTAMP`: the HSA system clock (ns).
+    pub fn timestamp(&self) -> u64 {
+        std_shim::system_timestamp()
+    }
+
+    /// `HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY`.
+    pub fn timestamp_frequency(&self) -> u64 {
+        std_shim::HSA_SYSTEM_TIMESTAMP_FREQUENCY
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        let mut g = GLOBAL.lock().unwrap_or_else(|p| p.into_inner());
+        let last = match g.as_mut() {
+            Some((count, core)) if Arc::ptr_eq(core, &self.core) => {
+                *count -= 1;
+                *count == 0
+            }
+            _ => false,
+        };
+        if last {
+            *g = None;
+        }
+    }
+}
