@@ -39,6 +39,19 @@ pub const KERNARG_SIZE: usize = 32;
 /// Alignment of the kernarg segment (`.kernarg_segment_align`).
 pub const KERNARG_ALIGN: usize = 8;
 
+/// A `max_workitems` for an agent of `compute_units` CUs: 256 work-items
+/// (one work-group) per CU, as ROCr sizes its copy grids (`BlitKernel`:
+/// 64 * 4 work-items per CU), so every CU gets work and each work-item
+/// loops over its share.
+pub const fn max_workitems_for(compute_units: u32) -> u32 {
+    let n = compute_units.saturating_mul(WORKGROUP_SIZE as u32);
+    if n < WORKGROUP_SIZE as u32 {
+        WORKGROUP_SIZE as u32
+    } else {
+        n - n % WORKGROUP_SIZE as u32
+    }
+}
+
 /// The processors with a committed code object, in `build.sh` order.
 pub const GPUS: [&str; 7] = [
     "gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100",
@@ -410,6 +423,15 @@ mod tests {
         let p = plan_copy(0x1000, 1 << 49, MAX_SIZE, u32::MAX).unwrap();
         assert_eq!(p.grid_size, u32::MAX - 255);
         assert_eq!(p.grid_size % 256, 0);
+    }
+
+    #[test]
+    fn max_workitems_is_a_workgroup_per_cu() {
+        assert_eq!(max_workitems_for(104), 104 * 256);
+        assert_eq!(max_workitems_for(0), 256);
+        assert_eq!(max_workitems_for(u32::MAX), u32::MAX - 255);
+        let p = plan_copy(0x1000, 1 << 40, 1 << 30, max_workitems_for(110)).unwrap();
+        assert_eq!(p.grid_size, 110 * 256);
     }
 
     #[test]

@@ -125,6 +125,10 @@ impl Rig {
                 plan.kernel, got[i], want[i]
             );
         }
+        assert!(
+            self.src.read(BASE + s, size) == data,
+            "{what}: the source changed"
+        );
     }
 
     /// Fills `count` dwords at destination offset `BASE + 4 * d` and checks
