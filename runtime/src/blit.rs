@@ -522,6 +522,9 @@ mod tests {
                 assert_eq!(mk.kernarg_segment_align as usize, KERNARG_ALIGN, "{g} {k}");
                 assert_eq!(mk.private_segment_fixed_size, 0, "{g} {k}");
                 assert_eq!(mk.group_segment_fixed_size, 0, "{g} {k}");
+                assert_eq!(mk.sgpr_spill_count, Some(0), "{g} {k}");
+                assert_eq!(mk.vgpr_spill_count, Some(0), "{g} {k}");
+                assert_eq!(mk.uses_dynamic_stack, Some(false), "{g} {k}");
                 assert_eq!(
                     mk.reqd_workgroup_size,
                     Some([u32::from(WORKGROUP_SIZE), 1, 1]),
