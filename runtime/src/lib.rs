@@ -10,12 +10,14 @@
 //! - [`signal`]: signals in GPU-visible memory;
 //! - [`queue`]: AQL queues, scratch, queue errors;
 //! - [`executable`]: code objects loaded for an agent, symbols;
-//! - [`dispatch`]: kernarg segments and kernel dispatch.
+//! - [`dispatch`]: kernarg segments and kernel dispatch;
+//! - [`blit`]: the copy and fill kernels (OpenCL C, `runtime/blit/`).
 //!
 //! The `hsa` binary (`src/bin/hsa`) is the project's command-line tool.
 #![deny(unsafe_code)]
 
 pub mod agent;
+pub mod blit;
 pub mod dispatch;
 pub mod driver;
 pub mod executable;

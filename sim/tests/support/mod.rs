@@ -575,12 +575,55 @@ pub enum Outcome {
     Error(u64, String),
 }
 
+/// Kernarg and signal memory that [`dispatch_in`] reuses, for a test that
+/// runs more dispatches than fresh buffers per dispatch would allow.
+pub struct DispatchMemory {
+    karg: Buffer,
+    sig: Buffer,
+}
+
+impl DispatchMemory {
+    /// A page of kernarg memory and a signal page.
+    pub fn new(c: &Client) -> Self {
+        Self {
+            karg: c.buffer(4096),
+            sig: c.buffer(4096),
+        }
+    }
+}
+
 /// Dispatches `k` with `args` on `q` and waits for it (up to 120 s).
 pub fn dispatch(c: &Client, q: &Queue, k: &KernelInfo, args: &[Arg], g: Geometry) -> Outcome {
     let kernarg = kernargs(k, args, g, q);
     let karg = c.buffer(kernarg.len());
-    karg.write(0, &kernarg);
     let sig = c.buffer(4096);
+    dispatch_with(c, q, k, &kernarg, g, &karg, &sig)
+}
+
+/// [`dispatch`] with kernarg and signal memory of `mem` (the previous
+/// dispatch on it must have ended).
+pub fn dispatch_in(
+    c: &Client,
+    q: &Queue,
+    k: &KernelInfo,
+    args: &[Arg],
+    g: Geometry,
+    mem: &DispatchMemory,
+) -> Outcome {
+    let kernarg = kernargs(k, args, g, q);
+    dispatch_with(c, q, k, &kernarg, g, &mem.karg, &mem.sig)
+}
+
+fn dispatch_with(
+    c: &Client,
+    q: &Queue,
+    k: &KernelInfo,
+    kernarg: &[u8],
+    g: Geometry,
+    karg: &Buffer,
+    sig: &Buffer,
+) -> Outcome {
+    karg.write(0, kernarg);
     // amd_signal_t: kind 1 (user), value 1; queue_inactive_signal 0.
     sig.write_u64s(0, &[1, 1]);
     sig.write_u64s(128, &[1, 0]);
