@@ -64,6 +64,7 @@ impl SignalSlabs {
     }
 
     /// Whether `handle` is a live signal of this runtime.
+    #[allow(dead_code)] // handle validation for the C ABI
     pub(crate) fn is_live(&self, handle: u64) -> bool {
         self.inner
             .lock()

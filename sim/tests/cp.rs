@@ -215,9 +215,17 @@ fn dispatches_a_gfx90a_would_refuse_are_refused_with_rocr_codes() {
             code::OUT_OF_REGISTERS,
         ),
         (
-            "60 KiB in the descriptor + 8 KiB in the packet",
+            "60 KiB in the descriptor, only 8 KiB in the packet",
             KernelDispatchPacket {
                 group_segment_size: 8 * 1024,
+                ..KernelDispatchPacket::new(lds_kd.va, data.va, [64, 1, 1], [64, 1, 1])
+            },
+            code::INVALID_GROUP_MEMORY,
+        ),
+        (
+            "68 KiB in the packet",
+            KernelDispatchPacket {
+                group_segment_size: 68 * 1024,
                 ..KernelDispatchPacket::new(lds_kd.va, data.va, [64, 1, 1], [64, 1, 1])
             },
             code::INVALID_GROUP_MEMORY,
