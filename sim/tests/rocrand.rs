@@ -12,8 +12,9 @@
 //! - XORWOW (Marsaglia 2003, "Xorshift RNGs", xorwow with the Weyl
 //!   sequence) with rocRAND's seeding, its 2^67-step subsequences computed
 //!   here by GF(2) matrix powers of the xorshift step;
-//! - MRG32k3a (L'Ecuyer 1999) with rocRAND's seeding, its 2^67-step
-//!   subsequences computed here by modular 3x3 matrix powers;
+//! - MRG32k3a (L'Ecuyer 1999) with rocRAND's seeding, its subsequences
+//!   L'Ecuyer's 2^76-step substreams, computed here by modular 3x3 matrix
+//!   powers and checked against the published A1p76/A2p76;
 //! - Sobol32 in Gray-code order (Bratley & Fox / Antonov & Saleev) with the
 //!   Joe-Kuo direction numbers (new-joe-kuo-6.21201, first dimensions); the
 //!   direction vectors handed to the kernel are the library's own, read from
@@ -516,5 +517,171 @@ fn xorwow_generate_matches_reference() {
         });
         let got: Vec<u32> = outs.concat();
         assert_same(&format!("xorwow seed {seed:#x} offset {offset}"), &got, &want);
+    }
+}
+
+// -------------------------------------------------------------- MRG32k3a
+
+const MRG_INIT: &str =
+    "_ZN12rocrand_host6detailL19init_engines_kernelEPN14rocrand_device15mrg32k3a_engineEjyy";
+/// `generate_kernel<unsigned int, mrg_uniform_distribution<unsigned int>>(mrg32k3a_engine*, unsigned int, unsigned int*, size_t, ...)`.
+const MRG_GENERATE: &str = "_ZN12rocrand_host6detailL15generate_kernelIj24mrg_uniform_distributionIjEEEvPN14rocrand_device15mrg32k3a_engineEjPT_mT0_";
+
+/// L'Ecuyer, "Good parameters and implementations for combined multiple
+/// recursive random number generators", Oper. Res. 47(1), 1999: MRG32k3a.
+const M1: u64 = 4_294_967_087;
+const M2: u64 = 4_294_944_443;
+
+type Mat3 = [[u64; 3]; 3];
+
+/// The state transition (x[n-3], x[n-2], x[n-1]) -> (x[n-2], x[n-1], x[n])
+/// of component 1 (x[n] = 1403580 x[n-2] - 810728 x[n-3] mod m1) and
+/// component 2 (x[n] = 527612 x[n-1] - 1370589 x[n-3] mod m2).
+const A1: Mat3 = [[0, 1, 0], [0, 0, 1], [M1 - 810_728, 1_403_580, 0]];
+const A2: Mat3 = [[0, 1, 0], [0, 0, 1], [M2 - 1_370_589, 0, 527_612]];
+
+fn mat_mul(a: &Mat3, b: &Mat3, m: u64) -> Mat3 {
+    let mut r = [[0u64; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            r[i][j] = ((0..3).map(|k| u128::from(a[i][k]) * u128::from(b[k][j])).sum::<u128>()
+                % u128::from(m)) as u64;
+        }
+    }
+    r
+}
+
+fn mat_vec(a: &Mat3, v: [u64; 3], m: u64) -> [u64; 3] {
+    let mut r = [0u64; 3];
+    for i in 0..3 {
+        r[i] = ((0..3).map(|k| u128::from(a[i][k]) * u128::from(v[k])).sum::<u128>()
+            % u128::from(m)) as u64;
+    }
+    r
+}
+
+/// a^(2^k) mod m.
+fn mat_pow2(a: &Mat3, k: u32, m: u64) -> Mat3 {
+    let mut r = *a;
+    for _ in 0..k {
+        r = mat_mul(&r, &r, m);
+    }
+    r
+}
+
+#[derive(Clone, Copy)]
+struct Mrg32k3a {
+    g1: [u64; 3],
+    g2: [u64; 3],
+}
+
+impl Mrg32k3a {
+    /// rocRAND's seeding (rocrand_mrg32k3a.h `seed`): seed 0 is 12345;
+    /// x = low word ^ 0x55555555, y = high word ^ 0xAAAAAAAA; g1 = (x s, y s,
+    /// x s) mod m1, g2 = (y s, x s, y s) mod m2. (rocRAND's `mod_mul_m1`
+    /// reduces exactly for seeds below 2^32, the seeds used here.)
+    fn seeded(seed: u64) -> Self {
+        let s = if seed == 0 { 12345 } else { seed };
+        assert!(s < 1 << 32, "the reference models seeds below 2^32");
+        let x = u64::from((s as u32) ^ 0x5555_5555);
+        let y = (s >> 32) ^ 0xAAAA_AAAA;
+        let mm = |a: u64, m: u64| ((u128::from(a) * u128::from(s)) % u128::from(m)) as u64;
+        Self {
+            g1: [mm(x, M1), mm(y, M1), mm(x, M1)],
+            g2: [mm(y, M2), mm(x, M2), mm(y, M2)],
+        }
+    }
+
+    /// L'Ecuyer's output: z = (x1 - x2) mod m1, with m1 for 0 (rocRAND
+    /// returns the integer in [1, m1]).
+    fn next(&mut self) -> u32 {
+        let p1 = mat_vec(&A1, self.g1, M1);
+        let p2 = mat_vec(&A2, self.g2, M2);
+        self.g1 = p1;
+        self.g2 = p2;
+        let z = p1[2] as i64 - p2[2] as i64;
+        (if z <= 0 { z + M1 as i64 } else { z }) as u32
+    }
+}
+
+/// rocRAND's `mrg_uniform_distribution_uint`: (v - 1) * (2^32 - 1) / (m1 - 1)
+/// in double, truncated.
+fn mrg_uniform_uint(v: u32) -> u32 {
+    (f64::from(v - 1) * 1.000000048661607) as u32
+}
+
+#[test]
+fn mrg32k3a_reference_is_lecuyers_recurrence() {
+    // The recurrences by hand from all-12345 seeds (the RngStreams default):
+    // x1 = 12345 (1403580 - 810728) mod m1 = 3023790853,
+    // x2 = 12345 (527612 - 1370589) mod m2 = 2478282264, z = 545508589.
+    let mut g = Mrg32k3a {
+        g1: [12345; 3],
+        g2: [12345; 3],
+    };
+    assert_eq!(g.next(), 545_508_589);
+    assert_eq!((g.g1[2], g.g2[2]), (3_023_790_853, 2_478_282_264));
+    // rocRAND's subsequences are L'Ecuyer's substreams (L'Ecuyer, Simard,
+    // Chen, Kelton, "An object-oriented random-number package with many long
+    // streams and substreams", Oper. Res. 50(6), 2002): 2^76 steps apart. Its
+    // published jump matrices A1p76 and A2p76 are A1^(2^76) and A2^(2^76).
+    assert_eq!(
+        mat_pow2(&A1, 76, M1),
+        [
+            [82_758_667, 1_871_391_091, 4_127_413_238],
+            [3_672_831_523, 69_195_019, 1_871_391_091],
+            [3_672_091_415, 3_528_743_235, 69_195_019]
+        ]
+    );
+    assert_eq!(
+        mat_pow2(&A2, 76, M2),
+        [
+            [1_511_326_704, 3_759_209_742, 1_610_795_712],
+            [4_292_754_251, 1_511_326_704, 3_889_917_532],
+            [3_859_662_829, 4_292_754_251, 3_708_466_080]
+        ]
+    );
+    // 2^6 steps by matrix power equal 64 single steps.
+    let mut s = Mrg32k3a::seeded(7);
+    let j1 = mat_pow2(&A1, 6, M1);
+    let j2 = mat_pow2(&A2, 6, M2);
+    let want = (mat_vec(&j1, s.g1, M1), mat_vec(&j2, s.g2, M2));
+    for _ in 0..64 {
+        s.next();
+    }
+    assert_eq!((s.g1, s.g2), want);
+}
+
+/// `rocrand_generate` of an MRG32k3a generator for unsigned int: init then
+/// two generate calls on 2 blocks of 64 threads (rocRAND: 512 of 256);
+/// subsequences are L'Ecuyer's substreams, 2^76 steps apart (rocRAND's
+/// tables are named `A1P67`, but hold A^(2^76); A^(2^76) computed here).
+#[test]
+fn mrg32k3a_generate_matches_reference() {
+    let generator = EngineGenerator {
+        init: MRG_INIT,
+        generate: MRG_GENERATE,
+        engine_bytes: 24,
+    };
+    let j1 = mat_pow2(&A1, 76, M1);
+    let j2 = mat_pow2(&A2, 76, M2);
+    let (blocks, threads) = (2u32, 64u16);
+    let e = u64::from(blocks) * u64::from(threads);
+    for (seed, offset, sizes) in [
+        (0u64, 0u64, vec![1000usize, 300]),
+        (0xcafe_f00d, 999, vec![517, 128]),
+    ] {
+        let outs = run_engine_generator(&generator, seed, offset, blocks, threads, &sizes);
+        let total: usize = sizes.iter().sum();
+        let want = interleaved_reference(e, offset, total, |sub, n| {
+            let mut g = Mrg32k3a::seeded(seed);
+            for _ in 0..sub {
+                g.g1 = mat_vec(&j1, g.g1, M1);
+                g.g2 = mat_vec(&j2, g.g2, M2);
+            }
+            (0..n).map(|_| mrg_uniform_uint(g.next())).collect()
+        });
+        let got: Vec<u32> = outs.concat();
+        assert_same(&format!("mrg32k3a seed {seed:#x} offset {offset}"), &got, &want);
     }
 }
