@@ -127,7 +127,10 @@ fn philox4x32(rounds: u32, ctr: [u32; 4], key: [u32; 2]) -> [u32; 4] {
     let (mut c, mut k) = (ctr, key);
     for r in 0..rounds {
         if r > 0 {
-            k = [k[0].wrapping_add(0x9E37_79B9), k[1].wrapping_add(0xBB67_AE85)];
+            k = [
+                k[0].wrapping_add(0x9E37_79B9),
+                k[1].wrapping_add(0xBB67_AE85),
+            ];
         }
         let p0 = u64::from(0xD251_1F53u32) * u64::from(c[0]);
         let p1 = u64::from(0xCD9E_8D57u32) * u64::from(c[2]);
@@ -170,7 +173,12 @@ fn philox_reference_matches_random123_known_answers() {
 
 /// The 128-bit counter as rocRAND's `philox4x32_10_state.counter` words.
 fn philox_counter(c: u128) -> [u32; 4] {
-    [c as u32, (c >> 32) as u32, (c >> 64) as u32, (c >> 96) as u32]
+    [
+        c as u32,
+        (c >> 32) as u32,
+        (c >> 64) as u32,
+        (c >> 96) as u32,
+    ]
 }
 
 /// Value `i` of the Philox4x32-10 stream of `key` from counter `ctr0`:
@@ -198,7 +206,11 @@ fn philox_engine(counter: [u32; 4], key: [u32; 2], substate: u32) -> Arg {
 /// `offset`: `philox4x32_10_engine(seed, 0, offset)`.
 fn philox_host_engine(seed: u64, offset: u64) -> Arg {
     let key = [seed as u32, (seed >> 32) as u32];
-    philox_engine(philox_counter(u128::from(offset / 4)), key, (offset % 4) as u32)
+    philox_engine(
+        philox_counter(u128::from(offset / 4)),
+        key,
+        (offset % 4) as u32,
+    )
 }
 
 /// Runs the generate kernel for `n` values written `skip` words into the
@@ -217,8 +229,14 @@ fn run_philox(engine: Arg, n: usize, skip: usize, g: Geometry) -> Vec<u32> {
         g,
     );
     let all = out.read_u32s(0, n + skip + 4);
-    assert!(all[..skip].iter().all(|&w| w == 0xdead_beef), "wrote before the output");
-    assert!(all[skip + n..].iter().all(|&w| w == 0xdead_beef), "wrote past the output");
+    assert!(
+        all[..skip].iter().all(|&w| w == 0xdead_beef),
+        "wrote before the output"
+    );
+    assert!(
+        all[skip + n..].iter().all(|&w| w == 0xdead_beef),
+        "wrote past the output"
+    );
     all[skip..skip + n].to_vec()
 }
 
@@ -232,14 +250,13 @@ fn philox_kernel_reproduces_random123_known_answers() {
         // One thread: it recomputes `result` from counter and key itself
         // (engine.discard(0)), so a wrong `result` in the state would not hide
         // a wrong kernel.
-        let got = run_philox(
-            philox_engine(ctr, key, 0),
-            8,
-            0,
-            Geometry::linear(64, 64),
-        );
+        let got = run_philox(philox_engine(ctr, key, 0), 8, 0, Geometry::linear(64, 64));
         assert_eq!(got[..4], want, "ctr {ctr:x?} key {key:x?}");
-        let next = philox4x32(10, philox_counter(u128::from_le_bytes(bytes_of(&ctr).try_into().unwrap()).wrapping_add(1)), key);
+        let next = philox4x32(
+            10,
+            philox_counter(u128::from_le_bytes(bytes_of(&ctr).try_into().unwrap()).wrapping_add(1)),
+            key,
+        );
         assert_eq!(got[4..], next, "block after ctr {ctr:x?}");
     }
 }
@@ -320,6 +337,9 @@ fn run_engine_generator(
         g,
     );
     let mut outputs = Vec::new();
+    // Buffers stay alive to the end: a dropped one's VA could be handed out
+    // again while the GPU still maps it.
+    let mut keep = Vec::new();
     for &n in sizes {
         let out = c.buffer(4 * (n + 1));
         out.write_u32s(0, &vec![0xdead_beef; n + 1]);
@@ -338,8 +358,13 @@ fn run_engine_generator(
             g,
         );
         let all = out.read_u32s(0, n + 1);
-        assert_eq!(all[n], 0xdead_beef, "{}: wrote past the output", generator.generate);
+        assert_eq!(
+            all[n], 0xdead_beef,
+            "{}: wrote past the output",
+            generator.generate
+        );
         outputs.push(all[..n].to_vec());
+        keep.push(out);
         start = ((u64::from(start) + n as u64) % u64::from(e)) as u32;
     }
     outputs
@@ -354,9 +379,7 @@ fn interleaved_reference(
     mut values: impl FnMut(u64, usize) -> Vec<u32>,
 ) -> Vec<u32> {
     let last = offset + total as u64;
-    let per_engine: Vec<Vec<u32>> = (0..e)
-        .map(|s| values(s, (last / e + 1) as usize))
-        .collect();
+    let per_engine: Vec<Vec<u32>> = (0..e).map(|s| values(s, (last / e + 1) as usize)).collect();
     (offset..last)
         .map(|j| per_engine[(j % e) as usize][(j / e) as usize])
         .collect()
@@ -374,7 +397,13 @@ const XORWOW_GENERATE: &str = "_ZN12rocrand_host6detailL15generate_kernelIj20uni
 /// v = (v ^ (v << 4)) ^ (t ^ (t << 1)).
 fn xorshift160(x: [u32; 5]) -> [u32; 5] {
     let t = x[0] ^ (x[0] >> 2);
-    [x[1], x[2], x[3], x[4], (x[4] ^ (x[4] << 4)) ^ (t ^ (t << 1))]
+    [
+        x[1],
+        x[2],
+        x[3],
+        x[4],
+        (x[4] ^ (x[4] << 4)) ^ (t ^ (t << 1)),
+    ]
 }
 
 /// A GF(2)-linear map of the 160-bit xorshift state: the image of each
@@ -424,7 +453,13 @@ struct Xorwow {
 
 impl Xorwow {
     fn seeded(seed: u64) -> Self {
-        let mut x = [123_456_789u32, 362_436_069, 521_288_629, 88_675_123, 5_783_321];
+        let mut x = [
+            123_456_789u32,
+            362_436_069,
+            521_288_629,
+            88_675_123,
+            5_783_321,
+        ];
         let mut d = 6_615_241u32;
         let s0 = (seed as u32) ^ 0x2c7f_967f;
         let s1 = ((seed >> 32) as u32) ^ 0xa036_97cb;
@@ -455,8 +490,14 @@ fn xorwow_reference_is_marsaglias_generator() {
         d: 6_615_241,
     };
     // The paper's C: t=(x^(x>>2)); x=y; y=z; z=w; w=v; v=(v^(v<<4))^(t^(t<<1)); return (d+=362437)+v;
-    let (mut x, mut y, mut z, mut w, mut v, mut d) =
-        (123_456_789u32, 362_436_069u32, 521_288_629u32, 88_675_123u32, 5_783_321u32, 6_615_241u32);
+    let (mut x, mut y, mut z, mut w, mut v, mut d) = (
+        123_456_789u32,
+        362_436_069u32,
+        521_288_629u32,
+        88_675_123u32,
+        5_783_321u32,
+        6_615_241u32,
+    );
     for _ in 0..1000 {
         let t = x ^ (x >> 2);
         x = y;
@@ -516,7 +557,11 @@ fn xorwow_generate_matches_reference() {
             xorwow_subsequence(seed, &jump67, s, n)
         });
         let got: Vec<u32> = outs.concat();
-        assert_same(&format!("xorwow seed {seed:#x} offset {offset}"), &got, &want);
+        assert_same(
+            &format!("xorwow seed {seed:#x} offset {offset}"),
+            &got,
+            &want,
+        );
     }
 }
 
@@ -544,7 +589,9 @@ fn mat_mul(a: &Mat3, b: &Mat3, m: u64) -> Mat3 {
     let mut r = [[0u64; 3]; 3];
     for i in 0..3 {
         for j in 0..3 {
-            r[i][j] = ((0..3).map(|k| u128::from(a[i][k]) * u128::from(b[k][j])).sum::<u128>()
+            r[i][j] = ((0..3)
+                .map(|k| u128::from(a[i][k]) * u128::from(b[k][j]))
+                .sum::<u128>()
                 % u128::from(m)) as u64;
         }
     }
@@ -554,7 +601,9 @@ fn mat_mul(a: &Mat3, b: &Mat3, m: u64) -> Mat3 {
 fn mat_vec(a: &Mat3, v: [u64; 3], m: u64) -> [u64; 3] {
     let mut r = [0u64; 3];
     for i in 0..3 {
-        r[i] = ((0..3).map(|k| u128::from(a[i][k]) * u128::from(v[k])).sum::<u128>()
+        r[i] = ((0..3)
+            .map(|k| u128::from(a[i][k]) * u128::from(v[k]))
+            .sum::<u128>()
             % u128::from(m)) as u64;
     }
     r
@@ -682,6 +731,400 @@ fn mrg32k3a_generate_matches_reference() {
             (0..n).map(|_| mrg_uniform_uint(g.next())).collect()
         });
         let got: Vec<u32> = outs.concat();
-        assert_same(&format!("mrg32k3a seed {seed:#x} offset {offset}"), &got, &want);
+        assert_same(
+            &format!("mrg32k3a seed {seed:#x} offset {offset}"),
+            &got,
+            &want,
+        );
+    }
+}
+
+// --------------------------------------------------- librocrand.so's data
+
+/// The bytes of section `name` of the ELF64 little-endian file `elf`.
+fn elf_section<'a>(elf: &'a [u8], name: &str) -> &'a [u8] {
+    let u16_at = |o: usize| u16::from_le_bytes(elf[o..o + 2].try_into().unwrap()) as usize;
+    let u32_at = |o: usize| u32::from_le_bytes(elf[o..o + 4].try_into().unwrap()) as usize;
+    let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap()) as usize;
+    assert_eq!(&elf[..6], b"\x7fELF\x02\x01", "librocrand.so: not ELF64 LE");
+    let (shoff, shentsize, shnum, shstrndx) =
+        (u64_at(0x28), u16_at(0x3a), u16_at(0x3c), u16_at(0x3e));
+    let sh = |i: usize| shoff + i * shentsize;
+    let strtab = u64_at(sh(shstrndx) + 0x18);
+    (0..shnum)
+        .find_map(|i| {
+            let n = strtab + u32_at(sh(i));
+            let end = n + elf[n..].iter().position(|&b| b == 0).unwrap();
+            (&elf[n..end] == name.as_bytes()).then(|| {
+                let (off, size) = (u64_at(sh(i) + 0x18), u64_at(sh(i) + 0x20));
+                &elf[off..off + size]
+            })
+        })
+        .unwrap_or_else(|| panic!("librocrand.so has no {name}"))
+}
+
+fn u32s(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+// ---------------------------------------------------------------- Sobol32
+
+/// `generate_kernel<1u, unsigned int, sobol_uniform_distribution<unsigned int>>(unsigned int*, size_t, const unsigned int*, unsigned int, ...)`.
+const SOBOL_GENERATE: &str = "_ZN12rocrand_host6detailL15generate_kernelILj1Ej26sobol_uniform_distributionIjEEEvPT0_mPKjjT1_";
+
+/// Joe & Kuo, "Constructing Sobol sequences with better two-dimensional
+/// projections", SIAM J. Sci. Comput. 30, 2008: the first rows (d, s, a,
+/// m_i) of their direction numbers new-joe-kuo-6.21201.
+const JOE_KUO: [(u32, u32, &[u32]); 8] = [
+    (1, 0, &[1]),
+    (2, 1, &[1, 3]),
+    (3, 1, &[1, 3, 1]),
+    (3, 2, &[1, 1, 1]),
+    (4, 1, &[1, 1, 3, 3]),
+    (4, 4, &[1, 3, 5, 13]),
+    (5, 2, &[1, 1, 5, 5, 17]),
+    (5, 4, &[1, 1, 5, 5, 5]),
+];
+
+/// The 32 direction vectors v_k = m_k / 2^(k+1) as 32-bit fractions of
+/// dimension `dim` (0-based; dimension 0 is the van der Corput sequence),
+/// by Joe & Kuo's recurrence.
+fn sobol_directions(dim: usize) -> [u32; 32] {
+    let mut v = [0u32; 32];
+    if dim == 0 {
+        for (k, x) in v.iter_mut().enumerate() {
+            *x = 1 << (31 - k);
+        }
+        return v;
+    }
+    let (s, a, m) = JOE_KUO[dim - 1];
+    let s = s as usize;
+    for k in 0..32 {
+        v[k] = if k < s {
+            m[k] << (31 - k)
+        } else {
+            let mut x = v[k - s] ^ (v[k - s] >> s);
+            for j in 1..s {
+                if (a >> (s - 1 - j)) & 1 == 1 {
+                    x ^= v[k - j];
+                }
+            }
+            x
+        };
+    }
+    v
+}
+
+/// Point `i` of a Sobol dimension in Gray-code order (Antonov & Saleev):
+/// the XOR of the direction vectors at the set bits of i ^ (i >> 1).
+fn sobol_point(v: &[u32; 32], i: u32) -> u32 {
+    let g = i ^ (i >> 1);
+    (0..32).filter(|k| g >> k & 1 == 1).fold(0, |x, k| x ^ v[k])
+}
+
+/// The direction vectors rocRAND's host code copies to the device
+/// (`h_sobol32_direction_vectors`, 32 per dimension, dimension 0 first):
+/// found in librocrand.so's .rodata by dimension 0's vectors
+/// (1 << 31, ..., 1 << 0), which occur there once.
+fn library_sobol32_vectors(so: &[u8], dims: usize) -> Vec<u32> {
+    let rodata = elf_section(so, ".rodata");
+    let first: Vec<u8> = bytes_of(&sobol_directions(0));
+    let at = (0..rodata.len() - first.len())
+        .step_by(4)
+        .filter(|&o| rodata[o..o + first.len()] == first[..])
+        .collect::<Vec<_>>();
+    assert_eq!(
+        at.len(),
+        1,
+        "dimension 0's direction vectors in .rodata at {at:x?}"
+    );
+    u32s(&rodata[at[0]..at[0] + 4 * 32 * dims])
+}
+
+#[test]
+fn sobol32_library_direction_vectors_are_joe_kuos() {
+    let so = host_library();
+    let lib = library_sobol32_vectors(&so, JOE_KUO.len() + 1);
+    for d in 0..=JOE_KUO.len() {
+        assert_eq!(
+            lib[32 * d..32 * d + 32],
+            sobol_directions(d),
+            "dimension {d}"
+        );
+    }
+}
+
+/// `rocrand_generate` of a Sobol32 generator with `dims` dimensions at
+/// `offset`: rocRAND's own launch (256-thread blocks, blocks_x the power of
+/// two covering size / 256 / dims, blocks_y = dims), with the library's
+/// direction vectors; value j of dimension d lands at data[d * size + j].
+#[test]
+fn sobol32_generate_matches_reference() {
+    let so = host_library();
+    let dims = JOE_KUO.len() + 1;
+    let vectors = library_sobol32_vectors(&so, dims);
+    let (c, q, co) = setup();
+    let dv = c.buffer(4 * vectors.len());
+    dv.write_u32s(0, &vectors);
+    // Buffers stay alive to the end: a dropped one's VA could be handed out
+    // again while the GPU still maps it.
+    let mut keep = Vec::new();
+    for (d, size, offset) in [(1usize, 700usize, 0u32), (dims, 300, 0), (3, 1100, 12345)] {
+        let n = d * size;
+        let out = c.buffer(4 * (n + 1));
+        out.write_u32s(0, &vec![0xdead_beef; n + 1]);
+        let blocks = size.div_ceil(256).min(4096) as u32;
+        let blocks_x = blocks.div_ceil(d as u32).next_power_of_two();
+        let g = Geometry {
+            grid: [256 * blocks_x, d as u32, 1],
+            workgroup: [256, 1, 1],
+            dynamic_lds: 0,
+        };
+        run(
+            &c,
+            &q,
+            &co,
+            SOBOL_GENERATE,
+            &[
+                Arg::Ptr(out.va),
+                Arg::u64(size as u64),
+                Arg::Ptr(dv.va),
+                Arg::u32(offset),
+                empty_functor(),
+            ],
+            g,
+        );
+        let got = out.read_u32s(0, n + 1);
+        assert_eq!(got[n], 0xdead_beef, "wrote past the output");
+        let want: Vec<u32> = (0..d)
+            .flat_map(|dim| {
+                let v = sobol_directions(dim);
+                (0..size as u32).map(move |j| sobol_point(&v, offset + j))
+            })
+            .collect();
+        assert_same(
+            &format!("sobol32 {d} dims, size {size}, offset {offset}"),
+            &got[..n],
+            &want,
+        );
+        keep.push(out);
+    }
+}
+
+// ----------------------------------------------------------------- MTGP32
+
+/// `generate_kernel<256u, unsigned int, uniform_distribution<unsigned int>>(mtgp32_engine*, unsigned int*, size_t, ...)`.
+const MTGP_GENERATE: &str = "_ZN12rocrand_host6detailL15generate_kernelILj256Ej20uniform_distributionIjEEEvPN14rocrand_device13mtgp32_engineEPT0_mT1_";
+
+/// MTGP32 for Mersenne exponent 11213 (Saito & Matsumoto, "Variants of
+/// Mersenne Twister suitable for graphic processors", ACM TOMS 39(2), 2013):
+/// N = 351 words, the recursion x[i+N] = rec(x[i], x[i+1], x[i+pos]),
+/// output temper(x[i+N], x[i+pos-1]).
+const MTGP_N: usize = 351;
+
+/// One `mtgp32_params_fast_t` (mexp, pos, sh1, sh2, tbl[16], tmp_tbl[16],
+/// flt_tmp_tbl[16], mask, poly_sha1[21]: 236 bytes).
+#[derive(Clone)]
+struct MtgpParams {
+    pos: usize,
+    sh1: u32,
+    sh2: u32,
+    tbl: [u32; 16],
+    tmp_tbl: [u32; 16],
+    flt_tmp_tbl: [u32; 16],
+    mask: u32,
+}
+
+/// mtgp32dc_params_fast_11213 from librocrand.so's .data: 512 entries of
+/// 236 bytes, each starting with mexp = 11213; found as the one run of 512
+/// such entries.
+fn library_mtgp_params(so: &[u8]) -> Vec<MtgpParams> {
+    const SIZE: usize = 236;
+    const COUNT: usize = 512;
+    let data = elf_section(so, ".data");
+    let mexp = 11213u32.to_le_bytes();
+    let is_entry = |o: usize| o + SIZE <= data.len() && data[o..o + 4] == mexp;
+    let starts: Vec<usize> = (0..data.len())
+        .step_by(4)
+        .filter(|&o| {
+            (0..COUNT).all(|i| is_entry(o + i * SIZE)) && (o < SIZE || !is_entry(o - SIZE))
+        })
+        .collect();
+    assert_eq!(
+        starts.len(),
+        1,
+        "mtgp32dc_params_fast_11213 in .data at {starts:x?}"
+    );
+    (0..COUNT)
+        .map(|i| {
+            let w = u32s(&data[starts[0] + i * SIZE..starts[0] + i * SIZE + 212]);
+            let t = |at: usize| -> [u32; 16] { w[at..at + 16].try_into().unwrap() };
+            MtgpParams {
+                pos: w[1] as usize,
+                sh1: w[2],
+                sh2: w[3],
+                tbl: t(4),
+                tmp_tbl: t(20),
+                flt_tmp_tbl: t(36),
+                mask: w[52],
+            }
+        })
+        .collect()
+}
+
+/// A sequential MTGP32 (the reference implementation's
+/// `mtgp32_genrand_uint32`): the state as a ring of N words.
+struct Mtgp32 {
+    p: MtgpParams,
+    x: std::collections::VecDeque<u32>,
+}
+
+impl Mtgp32 {
+    /// `mtgp32_init_state` of the MTGP reference code, as rocRAND's
+    /// `rocrand_mtgp32_init_state` copies it.
+    fn new(p: &MtgpParams, seed: u32) -> Self {
+        let hidden = p.tbl[4] ^ (p.tbl[8] << 16);
+        let mut t = hidden;
+        t = t.wrapping_add(t >> 16);
+        t = t.wrapping_add(t >> 8);
+        let fill = (t & 0xff) * 0x0101_0101;
+        let mut a = vec![fill; MTGP_N];
+        a[0] = seed;
+        a[1] = hidden;
+        for i in 1..MTGP_N {
+            a[i] ^= 1_812_433_253u32
+                .wrapping_mul(a[i - 1] ^ (a[i - 1] >> 30))
+                .wrapping_add(i as u32);
+        }
+        Self {
+            p: p.clone(),
+            x: a.into(),
+        }
+    }
+
+    fn next(&mut self) -> u32 {
+        let p = &self.p;
+        let (x1, x2, y) = (self.x[0], self.x[1], self.x[p.pos]);
+        // para_rec
+        let mut x = (x1 & p.mask) ^ x2;
+        x ^= x << p.sh1;
+        let y = x ^ (y >> p.sh2);
+        let r = y ^ p.tbl[(y & 0xf) as usize];
+        // temper with x[i + pos - 1]
+        let mut t = self.x[p.pos - 1];
+        t ^= t >> 16;
+        t ^= t >> 8;
+        let o = r ^ p.tmp_tbl[(t & 0xf) as usize];
+        self.x.pop_front();
+        self.x.push_back(r);
+        o
+    }
+}
+
+/// The 4312-byte `mtgp32_engine` rocrand_make_state_mtgp32 builds on the
+/// host for engine `i` (offset, id, status[1024], pos_tbl, param_tbl[16],
+/// temper_tbl[16], sh1_tbl, sh2_tbl, single_temper_tbl[16], mask). Status
+/// words past the N the seeding sets are whatever malloc gave: a pattern
+/// here, never read by a correct kernel.
+fn mtgp_engine(params: &[MtgpParams], i: usize, seed: u64) -> Vec<u32> {
+    let p = &params[i];
+    let seed = seed ^ (seed >> 32);
+    let state = Mtgp32::new(p, (seed as u32).wrapping_add(i as u32 + 1));
+    let mut w = vec![0u32, i as u32];
+    let mut status = vec![0x5a5a_5a5a; 1024];
+    for (k, &x) in state.x.iter().enumerate() {
+        status[k] = x;
+    }
+    w.extend_from_slice(&status);
+    w.push(p.pos as u32);
+    w.extend_from_slice(&p.tbl);
+    w.extend_from_slice(&p.tmp_tbl);
+    w.extend_from_slice(&[p.sh1, p.sh2]);
+    w.extend_from_slice(&p.flt_tmp_tbl);
+    w.push(params[0].mask);
+    assert_eq!(w.len() * 4, 4312);
+    w
+}
+
+/// `rocrand_generate` of an MTGP32 generator for unsigned int, two calls:
+/// 2 engines, so 2 blocks of 256 (rocRAND: 512 of each; the kernel needs
+/// 256-thread blocks, one engine per block). The reference models the
+/// kernel's per-block walk: block b steps its engine (256 values, value t
+/// to thread t) while its 256 indices b*256 + k*stride lie below n rounded
+/// down to 256, and once more for the partial last 256 if that is its.
+#[test]
+fn mtgp32_generate_matches_reference() {
+    let so = host_library();
+    let params = library_mtgp_params(&so);
+    assert!(
+        params
+            .iter()
+            .all(|p| p.mask == 0xfff8_0000 && p.pos < MTGP_N - 256)
+    );
+    let (c, q, co) = setup();
+    let blocks = 2usize;
+    let stride = 256 * blocks;
+    // Buffers stay alive to the end: a dropped one's VA could be handed out
+    // again while the GPU still maps it.
+    let mut keep = Vec::new();
+    for (seed, sizes) in [
+        (0u64, vec![1000usize, 777]),
+        (0x1234_5678_9abc_def0, vec![2048, 256]),
+    ] {
+        let engines = c.buffer(4312 * blocks);
+        for b in 0..blocks {
+            engines.write_u32s(4312 * b, &mtgp_engine(&params, b, seed));
+        }
+        let seed32 = (seed ^ (seed >> 32)) as u32;
+        let mut refs: Vec<Mtgp32> = (0..blocks)
+            .map(|b| Mtgp32::new(&params[b], seed32.wrapping_add(b as u32 + 1)))
+            .collect();
+        for &n in &sizes {
+            let out = c.buffer(4 * (n + 1));
+            out.write_u32s(0, &vec![0xdead_beef; n + 1]);
+            run(
+                &c,
+                &q,
+                &co,
+                MTGP_GENERATE,
+                &[
+                    Arg::Ptr(engines.va),
+                    Arg::Ptr(out.va),
+                    Arg::u64(n as u64),
+                    empty_functor(),
+                ],
+                Geometry::linear(stride as u32, 256),
+            );
+            let got = out.read_u32s(0, n + 1);
+            assert_eq!(got[n], 0xdead_beef, "wrote past the output");
+            let mut want = vec![0xdead_beef; n];
+            let down = n - n % 256;
+            let up = n.next_multiple_of(256);
+            for (b, r) in refs.iter_mut().enumerate() {
+                let mut base = b * 256;
+                while base < down || base < up {
+                    let last = base >= down;
+                    for t in 0..256 {
+                        let v = r.next();
+                        if base + t < n {
+                            want[base + t] = v;
+                        }
+                    }
+                    base += stride;
+                    if last {
+                        break;
+                    }
+                }
+            }
+            assert!(
+                !want.contains(&0xdead_beef),
+                "the reference covers every index"
+            );
+            assert_same(&format!("mtgp32 seed {seed:#x} n {n}"), &got[..n], &want);
+            keep.push(out);
+        }
+        keep.push(engines);
     }
 }
