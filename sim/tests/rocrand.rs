@@ -20,14 +20,16 @@
 //!   direction vectors handed to the kernel are the library's own, read from
 //!   librocrand.so's .rodata as rocRAND's host code copies them;
 //! - MTGP32 (Saito & Matsumoto) with the parameter set
-//!   mtgp32dc_params_fast_11213 read from librocrand.so's .rodata, the state
+//!   mtgp32dc_params_fast_11213 read from librocrand.so's .data, the state
 //!   initialised as rocrand_make_state_mtgp32 does on the host.
 //!
-//! Grids are smaller than rocRAND's (its 512 or 1024 blocks of 256 would take
-//! minutes on the interpreter); rocRAND's kernels are written for any grid
-//! (grid-stride loops; XORWOW and MRG32k3a need a power-of-two engine count,
-//! MTGP32 one block of 256 per engine, Sobol32 256-thread blocks), and the
-//! references model the grid used. Each test says which.
+//! Grids: Sobol32 runs on the grid rocRAND's host code computes; Philox,
+//! MRG32k3a and MTGP32 run on rocRAND's grid (1024 or 512 blocks of 256)
+//! and on smaller ones, XORWOW on a smaller one and, in release builds only
+//! (its 131072 subsequence jumps take a minute in a debug build), on
+//! rocRAND's. rocRAND's kernels are written for any grid (grid-stride
+//! loops; XORWOW and MRG32k3a need a power-of-two engine count, MTGP32 one
+//! 256-thread block per engine), and the references model the grid used.
 
 #![allow(unsafe_code)]
 
@@ -370,16 +372,27 @@ fn run_engine_generator(
     outputs
 }
 
-/// The reference of the scheme above: `values(sub, count)` gives the first
-/// `count` values of subsequence `sub` (at the generator's seed, offset 0).
-fn interleaved_reference(
+/// The reference of the scheme above, for E = `e` engines: `first` is the
+/// engine state of subsequence 0, `jump` moves a state one subsequence on,
+/// `values(state, count)` gives the first `count` values from a state.
+fn interleaved_reference<S: Copy>(
     e: u64,
     offset: u64,
     total: usize,
-    mut values: impl FnMut(u64, usize) -> Vec<u32>,
+    first: S,
+    jump: impl Fn(&mut S),
+    values: impl Fn(S, usize) -> Vec<u32>,
 ) -> Vec<u32> {
     let last = offset + total as u64;
-    let per_engine: Vec<Vec<u32>> = (0..e).map(|s| values(s, (last / e + 1) as usize)).collect();
+    let mut state = first;
+    let per_engine: Vec<Vec<u32>> = (0..e)
+        .map(|s| {
+            if s > 0 {
+                jump(&mut state);
+            }
+            values(state, (last / e + 1) as usize)
+        })
+        .collect();
     (offset..last)
         .map(|j| per_engine[(j % e) as usize][(j / e) as usize])
         .collect()
@@ -521,21 +534,10 @@ fn xorwow_reference_is_marsaglias_generator() {
     assert_eq!(jumped, s);
 }
 
-/// The first `count` values of subsequence `sub` for `seed`.
-fn xorwow_subsequence(seed: u64, jump67: &Gf2Map, sub: u64, count: usize) -> Vec<u32> {
-    let mut g = Xorwow::seeded(seed);
-    for _ in 0..sub {
-        g.x = jump67.apply(g.x);
-    }
-    (0..count).map(|_| g.next()).collect()
-}
-
-/// `rocrand_generate` of an XORWOW generator: init then two generate
-/// calls, on 2 blocks of 64 threads (rocRAND: 512 blocks of 256, i.e.
-/// 131072 engines; any power-of-two count keeps the output the documented
-/// interleaving of subsequences).
-#[test]
-fn xorwow_generate_matches_reference() {
+/// `rocrand_generate` of an XORWOW generator: init then one generate call
+/// per entry of `sizes` on `blocks` blocks of `threads`, compared with the
+/// interleaving of subsequences.
+fn check_xorwow(cases: &[(u64, u64, &[usize])], blocks: u32, threads: u16) {
     let generator = EngineGenerator {
         init: XORWOW_INIT,
         generate: XORWOW_GENERATE,
@@ -545,24 +547,49 @@ fn xorwow_generate_matches_reference() {
     for _ in 0..67 {
         jump67 = jump67.squared();
     }
-    let (blocks, threads) = (2u32, 64u16);
     let e = u64::from(blocks) * u64::from(threads);
-    for (seed, offset, sizes) in [
-        (0u64, 0u64, vec![1000usize, 300]),
-        (0xdead_beef_cafe_f00d, 1234, vec![517, 128]),
-    ] {
-        let outs = run_engine_generator(&generator, seed, offset, blocks, threads, &sizes);
+    for &(seed, offset, sizes) in cases {
+        let outs = run_engine_generator(&generator, seed, offset, blocks, threads, sizes);
         let total: usize = sizes.iter().sum();
-        let want = interleaved_reference(e, offset, total, |s, n| {
-            xorwow_subsequence(seed, &jump67, s, n)
-        });
+        let want = interleaved_reference(
+            e,
+            offset,
+            total,
+            Xorwow::seeded(seed),
+            |g| g.x = jump67.apply(g.x),
+            |mut g, n| (0..n).map(|_| g.next()).collect(),
+        );
         let got: Vec<u32> = outs.concat();
         assert_same(
-            &format!("xorwow seed {seed:#x} offset {offset}"),
+            &format!("xorwow seed {seed:#x} offset {offset}, {e} engines"),
             &got,
             &want,
         );
     }
+}
+
+/// XORWOW on 2 blocks of 64 threads (rocRAND: 512 blocks of 256, i.e.
+/// 131072 engines; any power-of-two count keeps the output the documented
+/// interleaving of subsequences), two generate calls per generator.
+#[test]
+fn xorwow_generate_matches_reference() {
+    check_xorwow(
+        &[
+            (0, 0, &[1000, 300]),
+            (0xdead_beef_cafe_f00d, 1234, &[517, 128]),
+        ],
+        2,
+        64,
+    );
+}
+
+/// XORWOW on rocRAND's own grid, 512 blocks of 256: the init kernel's
+/// 131072 subsequence jumps take about a minute in a debug build, so this
+/// runs in release builds only (`cargo test --release -p sim --test rocrand`).
+#[test]
+#[cfg_attr(debug_assertions, ignore = "needs release speed")]
+fn xorwow_generate_on_rocrands_grid() {
+    check_xorwow(&[(0x5eed, 200_000, &[1 << 16, 1000])], 512, 256);
 }
 
 // -------------------------------------------------------------- MRG32k3a
@@ -702,11 +729,10 @@ fn mrg32k3a_reference_is_lecuyers_recurrence() {
 }
 
 /// `rocrand_generate` of an MRG32k3a generator for unsigned int: init then
-/// two generate calls on 2 blocks of 64 threads (rocRAND: 512 of 256);
+/// one generate call per entry of `sizes` on `blocks` blocks of `threads`;
 /// subsequences are L'Ecuyer's substreams, 2^76 steps apart (rocRAND's
 /// tables are named `A1P67`, but hold A^(2^76); A^(2^76) computed here).
-#[test]
-fn mrg32k3a_generate_matches_reference() {
+fn check_mrg32k3a(cases: &[(u64, u64, &[usize])], blocks: u32, threads: u16) {
     let generator = EngineGenerator {
         init: MRG_INIT,
         generate: MRG_GENERATE,
@@ -714,29 +740,45 @@ fn mrg32k3a_generate_matches_reference() {
     };
     let j1 = mat_pow2(&A1, 76, M1);
     let j2 = mat_pow2(&A2, 76, M2);
-    let (blocks, threads) = (2u32, 64u16);
     let e = u64::from(blocks) * u64::from(threads);
-    for (seed, offset, sizes) in [
-        (0u64, 0u64, vec![1000usize, 300]),
-        (0xcafe_f00d, 999, vec![517, 128]),
-    ] {
-        let outs = run_engine_generator(&generator, seed, offset, blocks, threads, &sizes);
+    for &(seed, offset, sizes) in cases {
+        let outs = run_engine_generator(&generator, seed, offset, blocks, threads, sizes);
         let total: usize = sizes.iter().sum();
-        let want = interleaved_reference(e, offset, total, |sub, n| {
-            let mut g = Mrg32k3a::seeded(seed);
-            for _ in 0..sub {
+        let want = interleaved_reference(
+            e,
+            offset,
+            total,
+            Mrg32k3a::seeded(seed),
+            |g| {
                 g.g1 = mat_vec(&j1, g.g1, M1);
                 g.g2 = mat_vec(&j2, g.g2, M2);
-            }
-            (0..n).map(|_| mrg_uniform_uint(g.next())).collect()
-        });
+            },
+            |mut g, n| (0..n).map(|_| mrg_uniform_uint(g.next())).collect(),
+        );
         let got: Vec<u32> = outs.concat();
         assert_same(
-            &format!("mrg32k3a seed {seed:#x} offset {offset}"),
+            &format!("mrg32k3a seed {seed:#x} offset {offset}, {e} engines"),
             &got,
             &want,
         );
     }
+}
+
+/// MRG32k3a on 2 blocks of 64 threads (rocRAND: 512 of 256), two generate
+/// calls per generator.
+#[test]
+fn mrg32k3a_generate_matches_reference() {
+    check_mrg32k3a(
+        &[(0, 0, &[1000, 300]), (0xcafe_f00d, 999, &[517, 128])],
+        2,
+        64,
+    );
+}
+
+/// MRG32k3a on rocRAND's own grid, 512 blocks of 256 (131072 engines).
+#[test]
+fn mrg32k3a_generate_on_rocrands_grid() {
+    check_mrg32k3a(&[(0x5eed, 300_001, &[1 << 16])], 512, 256);
 }
 
 // --------------------------------------------------- librocrand.so's data
@@ -871,7 +913,14 @@ fn sobol32_generate_matches_reference() {
     // Buffers stay alive to the end: a dropped one's VA could be handed out
     // again while the GPU still maps it.
     let mut keep = Vec::new();
-    for (d, size, offset) in [(1usize, 700usize, 0u32), (dims, 300, 0), (3, 1100, 12345)] {
+    // (dimensions, values per dimension, offset): grids (work-items) of 256 x 1,
+    // 256 x 9, 512 x 3 and 4096 x 2.
+    for (d, size, offset) in [
+        (1usize, 700usize, 0u32),
+        (dims, 300, 0),
+        (3, 1100, 12345),
+        (2, 7000, 77),
+    ] {
         let n = d * size;
         let out = c.buffer(4 * (n + 1));
         out.write_u32s(0, &vec![0xdead_beef; n + 1]);
@@ -1048,14 +1097,14 @@ fn mtgp_engine(params: &[MtgpParams], i: usize, seed: u64) -> Vec<u32> {
     w
 }
 
-/// `rocrand_generate` of an MTGP32 generator for unsigned int, two calls:
-/// 2 engines, so 2 blocks of 256 (rocRAND: 512 of each; the kernel needs
-/// 256-thread blocks, one engine per block). The reference models the
-/// kernel's per-block walk: block b steps its engine (256 values, value t
-/// to thread t) while its 256 indices b*256 + k*stride lie below n rounded
-/// down to 256, and once more for the partial last 256 if that is its.
-#[test]
-fn mtgp32_generate_matches_reference() {
+/// `rocrand_generate` of an MTGP32 generator for unsigned int, one call
+/// per entry of `sizes`, with `blocks` engines, so `blocks` blocks of 256
+/// (rocRAND: 512 of each; the kernel needs 256-thread blocks, one engine per
+/// block). The reference models the kernel's per-block walk: block b steps
+/// its engine (256 values, value t to thread t) while its 256 indices
+/// b*256 + k*stride lie below n rounded down to 256, and once more for the
+/// partial last 256 if that is its.
+fn check_mtgp32(cases: &[(u64, &[usize])], blocks: usize) {
     let so = host_library();
     let params = library_mtgp_params(&so);
     assert!(
@@ -1064,15 +1113,11 @@ fn mtgp32_generate_matches_reference() {
             .all(|p| p.mask == 0xfff8_0000 && p.pos < MTGP_N - 256)
     );
     let (c, q, co) = setup();
-    let blocks = 2usize;
     let stride = 256 * blocks;
     // Buffers stay alive to the end: a dropped one's VA could be handed out
     // again while the GPU still maps it.
     let mut keep = Vec::new();
-    for (seed, sizes) in [
-        (0u64, vec![1000usize, 777]),
-        (0x1234_5678_9abc_def0, vec![2048, 256]),
-    ] {
+    for &(seed, sizes) in cases {
         let engines = c.buffer(4312 * blocks);
         for b in 0..blocks {
             engines.write_u32s(4312 * b, &mtgp_engine(&params, b, seed));
@@ -1081,7 +1126,7 @@ fn mtgp32_generate_matches_reference() {
         let mut refs: Vec<Mtgp32> = (0..blocks)
             .map(|b| Mtgp32::new(&params[b], seed32.wrapping_add(b as u32 + 1)))
             .collect();
-        for &n in &sizes {
+        for &n in sizes {
             let out = c.buffer(4 * (n + 1));
             out.write_u32s(0, &vec![0xdead_beef; n + 1]);
             run(
@@ -1127,4 +1172,37 @@ fn mtgp32_generate_matches_reference() {
         }
         keep.push(engines);
     }
+}
+
+/// rocRAND's own Philox launch, 1024 blocks of 256 threads, for 2^16
+/// values.
+#[test]
+fn philox_generate_on_rocrands_grid() {
+    let (seed, offset, n) = (0x5eed_u64, 3u64, 1usize << 16);
+    let got = run_philox(
+        philox_host_engine(seed, offset),
+        n,
+        0,
+        Geometry::linear(1024 * 256, 256),
+    );
+    let key = [seed as u32, 0];
+    let want: Vec<u32> = (0..n as u64)
+        .map(|i| philox_stream(key, 0, offset + i))
+        .collect();
+    assert_same("philox on rocRAND's grid", &got, &want);
+}
+
+/// MTGP32 with 2 engines (2 blocks), two generate calls per generator.
+#[test]
+fn mtgp32_generate_matches_reference() {
+    check_mtgp32(
+        &[(0, &[1000, 777]), (0x1234_5678_9abc_def0, &[2048, 256])],
+        2,
+    );
+}
+
+/// MTGP32 on rocRAND's own grid: 512 engines, 512 blocks of 256.
+#[test]
+fn mtgp32_generate_on_rocrands_grid() {
+    check_mtgp32(&[(0x5eed, &[512 * 256 + 1000])], 512);
 }
