@@ -100,6 +100,32 @@ fn empty_functor() -> Arg {
     Arg::Bytes(vec![0])
 }
 
+/// A generate kernel and how its distribution turns one engine value into
+/// the `words` 32-bit words of an output value.
+struct Output<'a> {
+    kernel: &'a str,
+    words: usize,
+    map: fn(u32) -> Vec<u32>,
+}
+
+/// The `unsigned int` output of `kernel`: the engine's values themselves.
+fn uint_output(kernel: &str) -> Output<'_> {
+    Output {
+        kernel,
+        words: 1,
+        map: |v| vec![v],
+    }
+}
+
+/// rocRAND's `uniform_distribution(unsigned int)` for float:
+/// 2^-32 + v * 2^-32 in single precision (hipcc emits one FMA; the product
+/// by 2^-32 is exact, so it rounds once either way).
+fn uniform_float(v: u32) -> f32 {
+    let k = 2.328_306_4e-10_f32;
+    assert_eq!(k, 2f32.powi(-32));
+    k + v as f32 * k
+}
+
 fn bytes_of(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
@@ -218,28 +244,44 @@ fn philox_host_engine(seed: u64, offset: u64) -> Arg {
 /// Runs the generate kernel for `n` values written `skip` words into the
 /// output buffer (rocRAND's unaligned-head path when `skip % 4 != 0`).
 fn run_philox(engine: Arg, n: usize, skip: usize, g: Geometry) -> Vec<u32> {
+    run_philox_as(PHILOX_GENERATE, 1, engine, n, skip, g)
+}
+
+/// Runs the Philox generate kernel `kernel`, whose output values are
+/// `words` 32-bit words each, for `n` values written `skip` values into the
+/// output buffer; returns the output's words.
+fn run_philox_as(
+    kernel: &str,
+    words: usize,
+    engine: Arg,
+    n: usize,
+    skip: usize,
+    g: Geometry,
+) -> Vec<u32> {
     let (c, q, co) = setup();
-    let out = c.buffer(4 * (n + skip + 4));
-    out.write_u32s(0, &vec![0xdead_beef; n + skip + 4]);
-    let data = out.va + 4 * skip as u64;
+    let total = words * (n + skip + 4);
+    let out = c.buffer(4 * total);
+    out.write_u32s(0, &vec![0xdead_beef; total]);
+    let data = out.va + (4 * words * skip) as u64;
     run(
         &c,
         &q,
         &co,
-        PHILOX_GENERATE,
+        kernel,
         &[engine, Arg::Ptr(data), Arg::u64(n as u64), empty_functor()],
         g,
     );
-    let all = out.read_u32s(0, n + skip + 4);
+    let all = out.read_u32s(0, total);
+    let (start, end) = (words * skip, words * (skip + n));
     assert!(
-        all[..skip].iter().all(|&w| w == 0xdead_beef),
+        all[..start].iter().all(|&w| w == 0xdead_beef),
         "wrote before the output"
     );
     assert!(
-        all[skip + n..].iter().all(|&w| w == 0xdead_beef),
+        all[end..].iter().all(|&w| w == 0xdead_beef),
         "wrote past the output"
     );
-    all[skip..skip + n].to_vec()
+    all[start..end].to_vec()
 }
 
 /// The kernel run on an engine set to each Random123 known-answer counter
@@ -307,6 +349,8 @@ struct EngineGenerator<'a> {
     init: &'a str,
     generate: &'a str,
     engine_bytes: usize,
+    /// 32-bit words per output value.
+    out_words: usize,
 }
 
 /// Runs the init kernel once, then one generate call per entry of `sizes`,
@@ -343,8 +387,9 @@ fn run_engine_generator(
     // again while the GPU still maps it.
     let mut keep = Vec::new();
     for &n in sizes {
-        let out = c.buffer(4 * (n + 1));
-        out.write_u32s(0, &vec![0xdead_beef; n + 1]);
+        let w = generator.out_words;
+        let out = c.buffer(4 * w * (n + 1));
+        out.write_u32s(0, &vec![0xdead_beef; w * (n + 1)]);
         run(
             &c,
             &q,
@@ -359,13 +404,14 @@ fn run_engine_generator(
             ],
             g,
         );
-        let all = out.read_u32s(0, n + 1);
+        let all = out.read_u32s(0, w * (n + 1));
         assert_eq!(
-            all[n], 0xdead_beef,
+            all[w * n],
+            0xdead_beef,
             "{}: wrote past the output",
             generator.generate
         );
-        outputs.push(all[..n].to_vec());
+        outputs.push(all[..w * n].to_vec());
         keep.push(out);
         start = ((u64::from(start) + n as u64) % u64::from(e)) as u32;
     }
@@ -538,10 +584,16 @@ fn xorwow_reference_is_marsaglias_generator() {
 /// per entry of `sizes` on `blocks` blocks of `threads`, compared with the
 /// interleaving of subsequences.
 fn check_xorwow(cases: &[(u64, u64, &[usize])], blocks: u32, threads: u16) {
+    check_xorwow_as(&uint_output(XORWOW_GENERATE), cases, blocks, threads);
+}
+
+/// [`check_xorwow`] for the generate kernel and distribution of `output`.
+fn check_xorwow_as(output: &Output<'_>, cases: &[(u64, u64, &[usize])], blocks: u32, threads: u16) {
     let generator = EngineGenerator {
         init: XORWOW_INIT,
-        generate: XORWOW_GENERATE,
+        generate: output.kernel,
         engine_bytes: 24,
+        out_words: output.words,
     };
     let mut jump67 = Gf2Map::step();
     for _ in 0..67 {
@@ -559,9 +611,13 @@ fn check_xorwow(cases: &[(u64, u64, &[usize])], blocks: u32, threads: u16) {
             |g| g.x = jump67.apply(g.x),
             |mut g, n| (0..n).map(|_| g.next()).collect(),
         );
+        let want: Vec<u32> = want.into_iter().flat_map(output.map).collect();
         let got: Vec<u32> = outs.concat();
         assert_same(
-            &format!("xorwow seed {seed:#x} offset {offset}, {e} engines"),
+            &format!(
+                "xorwow {} seed {seed:#x} offset {offset}, {e} engines",
+                output.kernel
+            ),
             &got,
             &want,
         );
@@ -733,10 +789,27 @@ fn mrg32k3a_reference_is_lecuyers_recurrence() {
 /// subsequences are L'Ecuyer's substreams, 2^76 steps apart (rocRAND's
 /// tables are named `A1P67`, but hold A^(2^76); A^(2^76) computed here).
 fn check_mrg32k3a(cases: &[(u64, u64, &[usize])], blocks: u32, threads: u16) {
+    let output = Output {
+        kernel: MRG_GENERATE,
+        words: 1,
+        map: |v| vec![mrg_uniform_uint(v)],
+    };
+    check_mrg32k3a_as(&output, cases, blocks, threads);
+}
+
+/// [`check_mrg32k3a`] for the generate kernel and distribution of `output`
+/// (its `map` takes the engine's integer in [1, m1]).
+fn check_mrg32k3a_as(
+    output: &Output<'_>,
+    cases: &[(u64, u64, &[usize])],
+    blocks: u32,
+    threads: u16,
+) {
     let generator = EngineGenerator {
         init: MRG_INIT,
-        generate: MRG_GENERATE,
+        generate: output.kernel,
         engine_bytes: 24,
+        out_words: output.words,
     };
     let j1 = mat_pow2(&A1, 76, M1);
     let j2 = mat_pow2(&A2, 76, M2);
@@ -753,11 +826,15 @@ fn check_mrg32k3a(cases: &[(u64, u64, &[usize])], blocks: u32, threads: u16) {
                 g.g1 = mat_vec(&j1, g.g1, M1);
                 g.g2 = mat_vec(&j2, g.g2, M2);
             },
-            |mut g, n| (0..n).map(|_| mrg_uniform_uint(g.next())).collect(),
+            |mut g, n| (0..n).map(|_| g.next()).collect(),
         );
+        let want: Vec<u32> = want.into_iter().flat_map(output.map).collect();
         let got: Vec<u32> = outs.concat();
         assert_same(
-            &format!("mrg32k3a seed {seed:#x} offset {offset}, {e} engines"),
+            &format!(
+                "mrg32k3a {} seed {seed:#x} offset {offset}, {e} engines",
+                output.kernel
+            ),
             &got,
             &want,
         );
@@ -904,6 +981,13 @@ fn sobol32_library_direction_vectors_are_joe_kuos() {
 /// direction vectors; value j of dimension d lands at data[d * size + j].
 #[test]
 fn sobol32_generate_matches_reference() {
+    check_sobol32(SOBOL_GENERATE, |v| v);
+}
+
+/// [`sobol32_generate_matches_reference`] for `generate_kernel<1u, T, D>`
+/// `kernel`, `map` its distribution (from the Sobol point's 32 bits to the
+/// output's).
+fn check_sobol32(kernel: &str, map: fn(u32) -> u32) {
     let so = host_library();
     let dims = JOE_KUO.len() + 1;
     let vectors = library_sobol32_vectors(&so, dims);
@@ -935,7 +1019,7 @@ fn sobol32_generate_matches_reference() {
             &c,
             &q,
             &co,
-            SOBOL_GENERATE,
+            kernel,
             &[
                 Arg::Ptr(out.va),
                 Arg::u64(size as u64),
@@ -950,11 +1034,11 @@ fn sobol32_generate_matches_reference() {
         let want: Vec<u32> = (0..d)
             .flat_map(|dim| {
                 let v = sobol_directions(dim);
-                (0..size as u32).map(move |j| sobol_point(&v, offset + j))
+                (0..size as u32).map(move |j| map(sobol_point(&v, offset + j)))
             })
             .collect();
         assert_same(
-            &format!("sobol32 {d} dims, size {size}, offset {offset}"),
+            &format!("sobol32 {kernel}: {d} dims, size {size}, offset {offset}"),
             &got[..n],
             &want,
         );
@@ -1105,6 +1189,12 @@ fn mtgp_engine(params: &[MtgpParams], i: usize, seed: u64) -> Vec<u32> {
 /// b*256 + k*stride lie below n rounded down to 256, and once more for the
 /// partial last 256 if that is its.
 fn check_mtgp32(cases: &[(u64, &[usize])], blocks: usize) {
+    check_mtgp32_as(MTGP_GENERATE, |v| v, cases, blocks);
+}
+
+/// [`check_mtgp32`] for `generate_kernel<256u, T, D>` `kernel`, `map` its
+/// distribution of one engine value.
+fn check_mtgp32_as(kernel: &str, map: fn(u32) -> u32, cases: &[(u64, &[usize])], blocks: usize) {
     let so = host_library();
     let params = library_mtgp_params(&so);
     assert!(
@@ -1133,7 +1223,7 @@ fn check_mtgp32(cases: &[(u64, &[usize])], blocks: usize) {
                 &c,
                 &q,
                 &co,
-                MTGP_GENERATE,
+                kernel,
                 &[
                     Arg::Ptr(engines.va),
                     Arg::Ptr(out.va),
@@ -1144,7 +1234,7 @@ fn check_mtgp32(cases: &[(u64, &[usize])], blocks: usize) {
             );
             let got = out.read_u32s(0, n + 1);
             assert_eq!(got[n], 0xdead_beef, "wrote past the output");
-            let mut want = vec![0xdead_beef; n];
+            let mut want = vec![None; n];
             let down = n - n % 256;
             let up = n.next_multiple_of(256);
             for (b, r) in refs.iter_mut().enumerate() {
@@ -1154,7 +1244,7 @@ fn check_mtgp32(cases: &[(u64, &[usize])], blocks: usize) {
                     for t in 0..256 {
                         let v = r.next();
                         if base + t < n {
-                            want[base + t] = v;
+                            want[base + t] = Some(map(v));
                         }
                     }
                     base += stride;
@@ -1163,11 +1253,15 @@ fn check_mtgp32(cases: &[(u64, &[usize])], blocks: usize) {
                     }
                 }
             }
-            assert!(
-                !want.contains(&0xdead_beef),
-                "the reference covers every index"
+            let want: Vec<u32> = want
+                .into_iter()
+                .map(|w| w.expect("the reference covers every index"))
+                .collect();
+            assert_same(
+                &format!("mtgp32 {kernel} seed {seed:#x} n {n}"),
+                &got[..n],
+                &want,
             );
-            assert_same(&format!("mtgp32 seed {seed:#x} n {n}"), &got[..n], &want);
             keep.push(out);
         }
         keep.push(engines);
@@ -1205,4 +1299,119 @@ fn mtgp32_generate_matches_reference() {
 #[test]
 fn mtgp32_generate_on_rocrands_grid() {
     check_mtgp32(&[(0x5eed, &[512 * 256 + 1000])], 512);
+}
+
+// ------------------------------------------------- float and double output
+
+const PHILOX_GENERATE_F32: &str = "_ZN12rocrand_host6detailL15generate_kernelIf20uniform_distributionIfEEEvNS0_27philox4x32_10_device_engineEPT_mT0_";
+const PHILOX_GENERATE_F64: &str = "_ZN12rocrand_host6detailL15generate_kernelId20uniform_distributionIdEEEvNS0_27philox4x32_10_device_engineEPT_mT0_";
+const XORWOW_GENERATE_F32: &str = "_ZN12rocrand_host6detailL15generate_kernelIf20uniform_distributionIfEEEvPN14rocrand_device13xorwow_engineEjPT_mT0_";
+const MRG_GENERATE_F32: &str = "_ZN12rocrand_host6detailL15generate_kernelIf24mrg_uniform_distributionIfEEEvPN14rocrand_device15mrg32k3a_engineEjPT_mT0_";
+const MRG_GENERATE_F64: &str = "_ZN12rocrand_host6detailL15generate_kernelId24mrg_uniform_distributionIdEEEvPN14rocrand_device15mrg32k3a_engineEjPT_mT0_";
+const SOBOL_GENERATE_F32: &str = "_ZN12rocrand_host6detailL15generate_kernelILj1Ef26sobol_uniform_distributionIfEEEvPT0_mPKjjT1_";
+const MTGP_GENERATE_F32: &str = "_ZN12rocrand_host6detailL15generate_kernelILj256Ef20uniform_distributionIfEEEvPN14rocrand_device13mtgp32_engineEPT0_mT1_";
+
+/// rocRAND's `uniform_distribution_double(v1, v2)`: the 53-bit integer
+/// v1 | (v2 >> 11) << 32, times 2^-53, plus 2^-53 (exact product: one
+/// rounding however it is contracted).
+fn uniform_double(v1: u32, v2: u32) -> f64 {
+    let k = 1.110_223_024_625_156_5e-16_f64;
+    assert_eq!(k, 2f64.powi(-53));
+    let x = u64::from(v1) | u64::from(v2 >> 11) << 32;
+    k + x as f64 * k
+}
+
+/// rocRAND's `mrg_uniform_distribution_double`: v / m1 as v * 2.3283065498378288e-10.
+// rocRAND's ROCRAND_MRG32K3A_NORM_DOUBLE as it writes it.
+#[allow(clippy::excessive_precision)]
+fn mrg_uniform_double(v: u32) -> f64 {
+    f64::from(v) * 2.328_306_549_837_828_8e-10
+}
+
+fn f64_words(x: f64) -> Vec<u32> {
+    let b = x.to_bits();
+    vec![b as u32, (b >> 32) as u32]
+}
+
+/// The float kernels of each generator: `uniform_distribution<float>`
+/// (`sobol_uniform_distribution<float>`, `mrg_uniform_distribution<float>`)
+/// of the same engine values.
+#[test]
+fn float_outputs_match_reference() {
+    let g = Geometry::linear(128, 64);
+    let (seed, offset, n) = (0xfeed_u64, 5u64, 1001usize);
+    let key = [seed as u32, 0];
+    let got = run_philox_as(
+        PHILOX_GENERATE_F32,
+        1,
+        philox_host_engine(seed, offset),
+        n,
+        1,
+        g,
+    );
+    let want: Vec<u32> = (0..n as u64)
+        .map(|i| uniform_float(philox_stream(key, 0, offset + i)).to_bits())
+        .collect();
+    assert_same("philox float", &got, &want);
+
+    let float_output = |kernel| Output {
+        kernel,
+        words: 1,
+        map: |v| vec![uniform_float(v).to_bits()],
+    };
+    check_xorwow_as(
+        &float_output(XORWOW_GENERATE_F32),
+        &[(9, 77, &[600, 100])],
+        2,
+        64,
+    );
+    let mrg_float = Output {
+        kernel: MRG_GENERATE_F32,
+        words: 1,
+        map: |v| vec![(mrg_uniform_double(v) as f32).to_bits()],
+    };
+    check_mrg32k3a_as(&mrg_float, &[(9, 77, &[600, 100])], 2, 64);
+    check_sobol32(SOBOL_GENERATE_F32, |v| uniform_float(v).to_bits());
+    check_mtgp32_as(
+        MTGP_GENERATE_F32,
+        |v| uniform_float(v).to_bits(),
+        &[(9, &[1000, 300])],
+        2,
+    );
+}
+
+/// The double kernels of Philox (two engine values per double) and
+/// MRG32k3a (one).
+#[test]
+fn double_outputs_match_reference() {
+    let (seed, offset, n) = (0xfeed_u64, 6u64, 1001usize);
+    let key = [seed as u32, 0];
+    // An aligned output: with a misaligned one, rocRAND 5.3.3 moves the
+    // engines of threads other than 0 on by head_size engine values where
+    // its head used 2 * head_size, so its output is not the plain stream
+    // (tried: it then matches that shifted model, not the stream).
+    let got = run_philox_as(
+        PHILOX_GENERATE_F64,
+        2,
+        philox_host_engine(seed, offset),
+        n,
+        0,
+        Geometry::linear(128, 64),
+    );
+    let want: Vec<u32> = (0..n as u64)
+        .flat_map(|i| {
+            f64_words(uniform_double(
+                philox_stream(key, 0, offset + 2 * i),
+                philox_stream(key, 0, offset + 2 * i + 1),
+            ))
+        })
+        .collect();
+    assert_same("philox double", &got, &want);
+
+    let mrg_double = Output {
+        kernel: MRG_GENERATE_F64,
+        words: 2,
+        map: |v| f64_words(mrg_uniform_double(v)),
+    };
+    check_mrg32k3a_as(&mrg_double, &[(9, 77, &[600, 100])], 2, 64);
 }
