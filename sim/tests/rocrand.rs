@@ -3,8 +3,10 @@
 //! unbundles it, `scripts/test` runs that first, `ROCRAND_DIR` overrides
 //! where it lives) runs on the interpreter exactly as rocRAND's host code
 //! launches it: the generator's state-init kernel where it has one, then its
-//! `generate_kernel` for `unsigned int` output. Each output is compared with
-//! a Rust implementation of the published algorithm written here:
+//! `generate_kernel` for `unsigned int` output (and for float, and for
+//! double where one exists, through rocRAND's uniform distributions). Each
+//! output is compared with a Rust implementation of the published algorithm
+//! written here:
 //!
 //! - Philox4x32-10 (Salmon et al., SC'11), itself checked against the three
 //!   `philox4x32 10` known-answer vectors of Random123's `tests/kat_vectors`,
