@@ -33,8 +33,6 @@
 //! loops; XORWOW and MRG32k3a need a power-of-two engine count, MTGP32 one
 //! 256-thread block per engine), and the references model the grid used.
 
-#![allow(unsafe_code)]
-
 mod support;
 
 use std::path::{Path, PathBuf};
