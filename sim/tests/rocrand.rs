@@ -27,11 +27,12 @@
 //!
 //! Grids: Sobol32 runs on the grid rocRAND's host code computes; Philox,
 //! MRG32k3a and MTGP32 run on rocRAND's grid (1024 or 512 blocks of 256)
-//! and on smaller ones, XORWOW on a smaller one and, in release builds only
-//! (its 131072 subsequence jumps take a minute in a debug build), on
-//! rocRAND's. rocRAND's kernels are written for any grid (grid-stride
-//! loops; XORWOW and MRG32k3a need a power-of-two engine count, MTGP32 one
-//! 256-thread block per engine), and the references model the grid used.
+//! and on smaller ones; XORWOW on smaller ones (up to 64 blocks) and, in
+//! release builds only (its 131072 subsequence jumps take a minute in a
+//! debug build), on rocRAND's. rocRAND's kernels are written for any grid
+//! (grid-stride loops; XORWOW and MRG32k3a need a power-of-two engine count,
+//! MTGP32 one 256-thread block per engine), and the references model the
+//! grid used.
 
 mod support;
 
@@ -637,6 +638,13 @@ fn xorwow_generate_matches_reference() {
         2,
         64,
     );
+}
+
+/// XORWOW on 64 blocks of 256 (16384 engines: subsequence jumps through
+/// seven of rocRAND's jump matrices).
+#[test]
+fn xorwow_generate_on_64_blocks() {
+    check_xorwow(&[(0x5eed, 40_000, &[20_000])], 64, 256);
 }
 
 /// XORWOW on rocRAND's own grid, 512 blocks of 256: the init kernel's
