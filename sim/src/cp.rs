@@ -857,8 +857,11 @@ impl Worker {
             ));
         }
         let rsrc1 = u32_at(48);
-        // GFX9: SGPR granule 16; 102 SGPRs + VCC/FLAT/XNACK = 112 addressable.
-        let sgprs = ((rsrc1 >> 6) & 0xf) * 16 + 16;
+        // GRANULATED_WAVEFRONT_SGPR_COUNT counts SGPRs (VCC/FLAT/XNACK
+        // included) in granules of 8 on GFX6-GFX9 (llvm-mc-19 for gfx90a:
+        // `.amdhsa_next_free_sgpr 58` + 6 reserved = 64 encodes 7, 74 + 6
+        // encodes 9); 102 SGPRs + VCC/FLAT/XNACK = 112 addressable.
+        let sgprs = (((rsrc1 >> 6) & 0xf) + 1) * 8;
         if sgprs > 112 {
             return Err(Stop::Code(
                 code::OUT_OF_REGISTERS,
