@@ -10,6 +10,8 @@
 //! accumulation (which is not established for the hardware).
 
 #![allow(unsafe_code)]
+// Matrix and lane loops index several arrays by the same index: the ISA's notation.
+#![allow(clippy::needless_range_loop)]
 
 mod support;
 
@@ -585,7 +587,11 @@ fn dot4c_dpp_quad_perm() {
     let (a, b, c) = int_inputs(6);
     let got = run_dot("dot4c_dpp", &a, &b, &c);
     for k in 0..N {
-        assert_eq!(got[k], int_dot(a[k ^ 1], b[k], c[k], 8, true, false), "lane {k}");
+        assert_eq!(
+            got[k],
+            int_dot(a[k ^ 1], b[k], c[k], 8, true, false),
+            "lane {k}"
+        );
     }
 }
 

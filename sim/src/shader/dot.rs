@@ -104,10 +104,7 @@ fn addend(w: &Wave, i: &Inst, c_form: bool, ty: Ty) -> Result<Lanes, Fault> {
 fn no_mods(i: &Inst) -> Result<(), Fault> {
     if i.mods.neg != 0 || i.mods.abs != 0 {
         return Err(Fault::Illegal {
-            mnemonic: format!(
-                "{} with source modifiers (not implemented)",
-                i.mnemonic()
-            ),
+            mnemonic: format!("{} with source modifiers (not implemented)", i.mnemonic()),
             pc: i.pc,
         });
     }

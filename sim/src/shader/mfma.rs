@@ -42,10 +42,10 @@
 
 use isa::Opcode::{self, *};
 
+use super::program::Dst;
 use super::program::{ExecFn, Inst, Src};
 use super::vmem::f16_to_f32;
 use super::wave::{LANES, Lanes, Ty, Wave};
-use super::program::Dst;
 use super::{Ctx, Fault, Flow};
 
 /// The element type of A and B.
@@ -207,7 +207,13 @@ fn accumulator(w: &Wave, s: Src, sh: &Shape) -> Result<Vec<Lanes>, Fault> {
             if sh.wide() {
                 let v = w.scalar64(other, Ty::F64);
                 Ok((0..n)
-                    .map(|r| [if r % 2 == 0 { v as u32 } else { (v >> 32) as u32 }; LANES])
+                    .map(|r| {
+                        [if r % 2 == 0 {
+                            v as u32
+                        } else {
+                            (v >> 32) as u32
+                        }; LANES]
+                    })
                     .collect())
             } else {
                 let ty = if sh.ty == In::I8 { Ty::B32 } else { Ty::F32 };

@@ -25,8 +25,8 @@
 
 mod control;
 mod cvt;
-mod dpp;
 mod dot;
+mod dpp;
 mod ds;
 mod lanes;
 mod mfma;
