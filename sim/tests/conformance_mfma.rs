@@ -197,6 +197,8 @@ struct Case {
     c: Vec<Vec<Vec<f64>>>,
     /// D bits: register r of lane l at `[r][l]` (u64 per pair for f64).
     d: Vec<Vec<u64>>,
+    /// The B operand's values by lane and element.
+    b_lanes: Vec<Vec<f64>>,
 }
 
 fn run(o: &Op, kernel: &str, seed: u64) -> Case {
@@ -205,6 +207,7 @@ fn run(o: &Op, kernel: &str, seed: u64) -> Case {
     let mut lanes_b = vec![0u64; 64];
     let mut a = vec![vec![vec![0.0; o.k]; o.m]; o.blocks];
     let mut b = vec![vec![vec![0.0; o.n]; o.k]; o.blocks];
+    let mut b_lanes = vec![vec![0.0; o.kpl()]; 64];
     for blk in 0..o.blocks {
         for i in 0..o.m {
             for k in 0..o.k {
@@ -219,6 +222,7 @@ fn run(o: &Op, kernel: &str, seed: u64) -> Case {
                 let (v, bits) = element(o.ty, &mut r);
                 b[blk][k][j] = v;
                 let (lane, e) = o.a_at(j, k, blk);
+                b_lanes[lane][e] = v;
                 lanes_b[lane] |= bits << (o.bits() * e);
             }
         }
@@ -291,7 +295,13 @@ fn run(o: &Op, kernel: &str, seed: u64) -> Case {
             .map(|c| c.iter().map(|&x| u64::from(x)).collect())
             .collect()
     };
-    Case { a, b, c, d }
+    Case {
+        a,
+        b,
+        c,
+        d,
+        b_lanes,
+    }
 }
 
 /// `C + A B` of block `blk` at (i, j), exact in f64 (or wrapped i32).
@@ -367,6 +377,73 @@ fn mfma_f64_forms() {
     }
 }
 
+/// The lane B's lane `l` is read from under `blgp` (the calculator's
+/// `--blgp` layouts: 1, 2 broadcast a half, 3 rotates by 16 lanes, 4-7
+/// broadcast a quarter).
+fn blgp_lane(blgp: usize, l: usize) -> usize {
+    [
+        l,
+        l % 32,
+        32 + l % 32,
+        (l + 16) % 64,
+        l % 16,
+        16 + l % 16,
+        32 + l % 16,
+        48 + l % 16,
+    ][blgp]
+}
+
+/// Runs `kernel` (MFMA `o` with `cbsz`, `abid`, `blgp`) and checks D:
+/// block `b` multiplies A of block `(b >> cbsz << cbsz) + abid` by the B
+/// the `blgp` lane pattern reads.
+fn check_mods(o: &Op, kernel: &str, cbsz: usize, abid: usize, blgp: usize) {
+    let cs = run(o, kernel, 0x51 + cbsz as u64 * 8 + blgp as u64);
+    for blk in 0..o.blocks {
+        let ablk = if cbsz > 0 {
+            ((blk >> cbsz) << cbsz) + abid
+        } else {
+            blk
+        };
+        for i in 0..o.m {
+            for j in 0..o.n {
+                let mut s = cs.c[blk][i][j];
+                let mut si = s as i64;
+                for k in 0..o.k {
+                    let (lane, e) = o.a_at(j, k, blk);
+                    let bv = cs.b_lanes[blgp_lane(blgp, lane)][e];
+                    s += cs.a[ablk][i][k] * bv;
+                    si += (cs.a[ablk][i][k] * bv) as i64;
+                }
+                let want = if o.ty == Ty::I8 {
+                    u64::from(si as u32)
+                } else {
+                    u64::from((s as f32).to_bits())
+                };
+                let (reg, lane) = o.d_at(i, j, blk);
+                assert_eq!(
+                    cs.d[reg][lane], want,
+                    "{kernel}: D[{i}][{j}] of block {blk} (register {reg}, lane {lane})"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn mfma_broadcast_and_lane_pattern_modifiers() {
+    for (kernel, op, cbsz, abid, blgp) in [
+        ("mods_f32_16x16x1f32", "f32_16x16x1f32", 2, 3, 3),
+        ("mods_f32_4x4x1f32", "f32_4x4x1f32", 3, 5, 4),
+        ("mods_f32_4x4x4f16", "f32_4x4x4f16", 4, 9, 5),
+        ("mods_f32_32x32x8f16", "f32_32x32x8f16", 0, 0, 1),
+        ("mods_f32_16x16x16bf16_1k", "f32_16x16x16bf16_1k", 0, 0, 7),
+        ("mods_f32_4x4x2bf16", "f32_4x4x2bf16", 0, 0, 6),
+        ("mods_i32_32x32x4i8", "i32_32x32x4i8", 1, 0, 2),
+    ] {
+        check_mods(&op_named(op), kernel, cbsz, abid, blgp);
+    }
+}
+
 fn op_named(name: &str) -> Op {
     *OPS.iter().find(|o| o.name == name).unwrap()
 }
@@ -436,10 +513,10 @@ fn mfma_agprs_and_accvgpr_moves() {
     }
 }
 
-/// cbsz/abid/blgp are not implemented: an illegal-instruction fault that
-/// names them, never a silently wrong result.
+/// cbsz on a single-block form (none in the calculator's CDNA2 tables):
+/// an illegal-instruction fault that names it, never a silent result.
 #[test]
-fn mfma_broadcast_modifiers_fault() {
+fn mfma_unsupported_modifier_faults() {
     let cl = Client::new(1);
     let q = Queue::new(&cl, 0);
     let co = cl.load(MFMA);
@@ -448,16 +525,16 @@ fn mfma_broadcast_modifiers_fault() {
     let out = dispatch(
         &cl,
         &q,
-        &co.kernels["cbsz_f32_32x32x1f32"],
+        &co.kernels["bad_cbsz_f32_32x32x8f16"],
         &args,
         Geometry::linear(64, 64),
     );
     match out {
         Outcome::Error(_, what) => assert!(
-            what.contains("v_mfma_f32_32x32x1f32") && what.contains("cbsz:1"),
+            what.contains("v_mfma_f32_32x32x8f16") && what.contains("cbsz:1"),
             "{what}"
         ),
-        Outcome::Done => panic!("cbsz:1 ran"),
+        Outcome::Done => panic!("cbsz:1 on a single-block MFMA ran"),
     }
 }
 

@@ -34,11 +34,20 @@
 //! Denormal inputs and results are kept (MODE's denormal flags do not
 //! apply).
 //!
-//! Not implemented: the broadcast modifiers `cbsz`/`abid` and the B lane
-//! pattern `blgp`; an MFMA with any of them non-zero is an
-//! illegal-instruction fault that names them. The gfx90a non-`_1k` bf16
-//! forms (`v_mfma_f32_*bf16` with two bf16 per dword) are implemented with
-//! the same layout rules.
+//! Modifiers (as the calculator's `--cbsz/--abid/--blgp` layouts give them):
+//! - `cbsz`/`abid` (multi-block forms but f64): block `b` takes its A from
+//!   block `(b >> cbsz << cbsz) + abid`, i.e. block `abid` of each group of
+//!   `2^cbsz` blocks is broadcast to the group; `cbsz` at most
+//!   `log2(blocks)` and `abid < 2^cbsz`;
+//! - `blgp` (all forms but f64): lane `l` of B is read from lane
+//!   `l` (0), `l % 32` (1), `32 + l % 32` (2), `(l + 16) % 64` (3) or
+//!   `16 * (blgp - 4) + l % 16` (4-7).
+//!
+//! A modifier the form does not support (the calculator: single-block
+//! forms have no `cbsz`/`abid`, the f64 forms on gfx90a neither those nor
+//! `blgp`) or a value out of range is an illegal-instruction fault that
+//! names it. The gfx90a non-`_1k` bf16 forms (`v_mfma_f32_*bf16` with two
+//! bf16 per dword) are implemented with the same layout rules.
 
 use isa::Opcode::{self, *};
 
@@ -163,6 +172,17 @@ fn shape(op: Opcode) -> Option<Shape> {
     })
 }
 
+/// The lane B's lane `l` is read from under `blgp`.
+fn blgp_lane(blgp: u8, l: usize) -> usize {
+    match blgp {
+        1 => l % 32,
+        2 => 32 + l % 32,
+        3 => (l + 16) % 64,
+        4..=7 => 16 * usize::from(blgp - 4) + l % 16,
+        _ => l,
+    }
+}
+
 /// The A or B operand: `a_regs` dwords per lane as one u64.
 fn operand(w: &Wave, s: Src, sh: &Shape) -> Result<[u64; LANES], Fault> {
     if sh.a_regs == 2 {
@@ -231,10 +251,21 @@ fn mfma(w: &mut Wave, i: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
         });
     };
     let m = i.mods;
-    if m.cbsz != 0 || m.abid != 0 || m.blgp != 0 {
+    let multi = sh.blocks > 1 && !sh.wide();
+    let max_cbsz = sh.blocks.trailing_zeros() as u8;
+    let bad = if (m.cbsz != 0 || m.abid != 0) && !multi {
+        Some("this form has no cbsz/abid")
+    } else if m.cbsz > max_cbsz || usize::from(m.abid) >= 1 << m.cbsz {
+        Some("cbsz/abid out of range")
+    } else if m.blgp != 0 && sh.wide() {
+        Some("the f64 forms have no blgp on gfx90a")
+    } else {
+        None
+    };
+    if let Some(why) = bad {
         return Err(Fault::Illegal {
             mnemonic: format!(
-                "{} with cbsz:{} abid:{} blgp:{} (MFMA broadcast and lane-pattern modifiers are not implemented)",
+                "{} with cbsz:{} abid:{} blgp:{} ({why})",
                 i.mnemonic(),
                 m.cbsz,
                 m.abid,
@@ -243,8 +274,23 @@ fn mfma(w: &mut Wave, i: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
             pc: i.pc,
         });
     }
-    let a = operand(w, i.src[0], &sh)?;
-    let b = operand(w, i.src[1], &sh)?;
+    let mut a = operand(w, i.src[0], &sh)?;
+    let mut b = operand(w, i.src[1], &sh)?;
+    if m.cbsz != 0 {
+        // Multi-block forms have one lane group per block: lane M*b + i.
+        let src = a;
+        for l in 0..LANES {
+            let blk = l / sh.m;
+            let from = ((blk >> m.cbsz) << m.cbsz) + usize::from(m.abid);
+            a[l] = src[sh.m * from + l % sh.m];
+        }
+    }
+    if m.blgp != 0 {
+        let src = b;
+        for l in 0..LANES {
+            b[l] = src[blgp_lane(m.blgp, l)];
+        }
+    }
     let mut d = accumulator(w, i.src[2], &sh)?;
     for blk in 0..sh.blocks {
         for row in 0..sh.m {

@@ -113,15 +113,31 @@ kernel void zero_f32_16x16x4f32(global const uint *a, global const uint *b,
         out[r * 64 + l] = as_uint(d[r]);
 }
 
-// cbsz:1 (A broadcast): not implemented, must fault.
-kernel void cbsz_f32_32x32x1f32(global const uint *a, global const uint *b,
-                                global const uint *c, global uint *out) {
-    int l = get_local_id(0);
-    v32f acc = (v32f)(0.0f);
-    v32f d = __builtin_amdgcn_mfma_f32_32x32x1f32(A1F(a), A1F(b), acc, 1, 0, 0);
-    for (int r = 0; r < 32; r++)
-        out[r * 64 + l] = as_uint(d[r]);
-}
+// The broadcast (cbsz/abid) and B lane-pattern (blgp) modifiers.
+#define MFM(name, DT, N, LOAD, CV, OUTV, call, cbsz, abid, blgp)                                    \
+    kernel void name(global const uint *a, global const uint *b, global const uint *c,           \
+                     global uint *out) {                                                           \
+        int l = get_local_id(0);                                                                   \
+        DT acc;                                                                                    \
+        for (int r = 0; r < N; r++)                                                                \
+            acc[r] = CV(c[r * 64 + l]);                                                            \
+        DT d = call(LOAD(a), LOAD(b), acc, cbsz, abid, blgp);                                      \
+        for (int r = 0; r < N; r++)                                                                \
+            out[r * 64 + l] = OUTV(d[r]);                                                          \
+    }
+#define FM(kname, op, DT, N, LOAD, cbsz, abid, blgp)                                               \
+    MFM(kname, DT, N, LOAD, as_float, as_uint, __builtin_amdgcn_mfma_##op, cbsz, abid, blgp)
+
+FM(mods_f32_16x16x1f32, f32_16x16x1f32, v16f, 16, A1F, 2, 3, 3)
+FM(mods_f32_4x4x1f32, f32_4x4x1f32, v4f, 4, A1F, 3, 5, 4)
+FM(mods_f32_4x4x4f16, f32_4x4x4f16, v4f, 4, A2H, 4, 9, 5)
+FM(mods_f32_32x32x8f16, f32_32x32x8f16, v16f, 16, A2H, 0, 0, 1)
+FM(mods_f32_16x16x16bf16_1k, f32_16x16x16bf16_1k, v4f, 4, A2S, 0, 0, 7)
+FM(mods_f32_4x4x2bf16, f32_4x4x2bf16, v4f, 4, A1S2, 0, 0, 6)
+MFM(mods_i32_32x32x4i8, v32i, 32, A1I, (int), (uint), __builtin_amdgcn_mfma_i32_32x32x4i8, 1, 0, 2)
+
+// cbsz on a single-block form (the calculator: not supported): must fault.
+FM(bad_cbsz_f32_32x32x8f16, f32_32x32x8f16, v16f, 16, A2H, 1, 0, 0)
 
 // Dot products: one lane per element; out[i] = dot(a[i], b[i]) + c[i].
 #define DOT(name, expr)                                                                            \
