@@ -251,6 +251,28 @@ fn run(o: &Op, kernel: &str, seed: u64) -> Case {
             }
         }
     }
+    let d = dispatch_mfma(o, kernel, &lanes_a, &lanes_b, &cbits);
+    Case {
+        a,
+        b,
+        c,
+        d,
+        b_lanes,
+    }
+}
+
+/// Runs MFMA kernel `kernel` of shape `o` with the lanes' A and B operands
+/// and C (`cbits[slot][lane]`, a u64 per register pair for f64); returns D
+/// the same way (plus one more slot for the AGPR-move kernel).
+fn dispatch_mfma(
+    o: &Op,
+    kernel: &str,
+    lanes_a: &[u64],
+    lanes_b: &[u64],
+    cbits: &[Vec<u64>],
+) -> Vec<Vec<u64>> {
+    let wide = o.ty == Ty::F64;
+    let slots = cbits.len();
     let cl = Client::new(1);
     let q = Queue::new(&cl, 0);
     let co = cl.load(MFMA);
@@ -286,7 +308,7 @@ fn run(o: &Op, kernel: &str, seed: u64) -> Case {
         Geometry::linear(64, 64),
     );
     assert!(matches!(out, Outcome::Done), "{kernel}: {out:?}");
-    let d = if wide {
+    if wide {
         let v = bo.read_u64s(0, slots * 64);
         v.chunks(64).map(|c| c.to_vec()).collect()
     } else {
@@ -294,13 +316,6 @@ fn run(o: &Op, kernel: &str, seed: u64) -> Case {
         v.chunks(64)
             .map(|c| c.iter().map(|&x| u64::from(x)).collect())
             .collect()
-    };
-    Case {
-        a,
-        b,
-        c,
-        d,
-        b_lanes,
     }
 }
 
@@ -442,6 +457,87 @@ fn mfma_broadcast_and_lane_pattern_modifiers() {
     ] {
         check_mods(&op_named(op), kernel, cbsz, abid, blgp);
     }
+}
+
+/// Denormals on gfx90a (AMD: "the FP16 and BF16 V_DOT2 and MFMA matrix
+/// instructions flush input and output denormal values to zero"; FP32 and
+/// FP64 MFMA keep them). A[0][0] is the smallest positive denormal of the
+/// input type, A[1][0] its negative, A[2][0] = 1; B[0][j] is a large
+/// power of two that would make the denormal products normal f32 values;
+/// C[3][j] = +-(5 * 2^-149) (an f32 denormal), C[4][j] = 1.
+fn denormal_case(name: &str, tiny: u64, one: u64, big: u64, big_value: f32, flush: bool) {
+    let o = op_named(name);
+    let mut lanes_a = vec![0u64; 64];
+    let mut lanes_b = vec![0u64; 64];
+    let w = o.bits();
+    for (i, v) in [(0, tiny), (1, tiny | (1 << (w - 1))), (2, one)] {
+        let (lane, e) = o.a_at(i, 0, 0);
+        lanes_a[lane] |= v << (w * e);
+    }
+    for j in 0..o.n {
+        let (lane, e) = o.a_at(j, 0, 0);
+        lanes_b[lane] |= big << (w * e);
+    }
+    let mut cbits = vec![vec![0u64; 64]; o.d_regs()];
+    for j in 0..o.n {
+        let (r, lane) = o.d_at(3, j, 0);
+        cbits[r][lane] = if j % 2 == 0 { 5 } else { 0x8000_0005 };
+        let (r, lane) = o.d_at(4, j, 0);
+        cbits[r][lane] = u64::from(1f32.to_bits());
+    }
+    let d = dispatch_mfma(&o, name, &lanes_a, &lanes_b, &cbits);
+    let tiny_product = match o.ty {
+        Ty::F16 => 2f32.powi(-24) * big_value,
+        Ty::Bf16 => f32::from_bits(1 << 16) * big_value,
+        _ => f32::from_bits(1) * big_value,
+    };
+    for j in 0..o.n {
+        let want = |i: usize| -> u32 {
+            match i {
+                0 if !flush => tiny_product.to_bits(),
+                1 if !flush => (-tiny_product).to_bits(),
+                2 => big_value.to_bits(),
+                3 if flush && j % 2 == 0 => 0,
+                3 if flush => 0x8000_0000,
+                3 if j % 2 == 0 => 5,
+                3 => 0x8000_0005,
+                4 => 1f32.to_bits(),
+                _ => 0,
+            }
+        };
+        for i in 0..o.m {
+            let (r, lane) = o.d_at(i, j, 0);
+            assert_eq!(
+                d[r][lane] as u32,
+                want(i),
+                "{name}: D[{i}][{j}] (flush {flush})"
+            );
+        }
+    }
+}
+
+#[test]
+fn mfma_denormals() {
+    // f16: 0x0001 = 2^-24, 1.0 = 0x3c00, 32768 = 0x7800.
+    denormal_case("f32_16x16x16f16", 0x0001, 0x3c00, 0x7800, 32768.0, true);
+    // bf16: 0x0001 = 2^-133, 1.0 = 0x3f80, 2^100 = 0x7180.
+    denormal_case(
+        "f32_16x16x16bf16_1k",
+        0x0001,
+        0x3f80,
+        0x7180,
+        2f32.powi(100),
+        true,
+    );
+    // f32 keeps them: 2^-149 * 2^100.
+    denormal_case(
+        "f32_16x16x4f32",
+        0x0000_0001,
+        u64::from(1f32.to_bits()),
+        u64::from(2f32.powi(100).to_bits()),
+        2f32.powi(100),
+        false,
+    );
 }
 
 fn op_named(name: &str) -> Op {
@@ -754,5 +850,28 @@ fn dot2_f32_f16_op_sel_neg() {
             false,
         );
         assert_eq!(got[k], want, "lane {k}");
+    }
+}
+
+/// f16 denormal inputs and a denormal f32 result of v_dot2_f32_f16 (and
+/// its VOP2 `c` form) are flushed on gfx90a; the f32 addend is not.
+#[test]
+fn dot2_f32_f16_denormals() {
+    // x = (2^-24, 1), y = (32768, 1), z = 0: 1 (flushed) not 1 + 2^-9;
+    // x = 0, z = +-(5 * 2^-149): the denormal result flushes to a signed zero;
+    // x = (1, 0), y = (2^-24, 0), z = 2^-10: the denormal y flushes, z stays.
+    let a = vec![0x3c00_0001, 0, 0, 0x0000_3c00];
+    let b = vec![0x3c00_7800, 0, 0, 0x0000_0001];
+    let c = vec![0, 5, 0x8000_0005, 2f32.powi(-10).to_bits()];
+    let want = [1f32.to_bits(), 0, 0x8000_0000, 2f32.powi(-10).to_bits()];
+    for kernel in ["fdot2", "dot2c_f32_f16"] {
+        let mut aa = a.clone();
+        let mut bb = b.clone();
+        let mut cc = c.clone();
+        aa.resize(64, 0);
+        bb.resize(64, 0);
+        cc.resize(64, 0);
+        let got = run_dot(kernel, &aa, &bb, &cc);
+        assert_eq!(&got[..4], &want, "{kernel}");
     }
 }

@@ -18,8 +18,11 @@
 //! sum with the addend in f64 and rounds once to f32 (each f16 product is
 //! exact in f64; the sum is exact, so the result is the correctly rounded
 //! dot product, whenever the three terms lie within about 29 binades of each other),
-//! f16 denormal inputs are kept; `clamp` clamps to [0, 1] like other f32
-//! results and MODE's f32 output flush applies. Whether the hardware rounds
+//! f16 denormal inputs and a denormal f32 result are flushed to a zero of
+//! the same sign whatever MODE says (AMD: on MI200 "the FP16 and BF16 V_DOT2
+//! and MFMA matrix instructions flush input and output denormal values to
+//! zero", onnxruntime PR 13352); the f32 addend is not flushed on input;
+//! `clamp` clamps to [0, 1] like other f32 results. Whether the hardware rounds
 //! the intermediate sum is not established here; the tests use values whose
 //! sums are exact.
 //!
@@ -138,7 +141,10 @@ fn dot2_f16(w: &mut Wave, i: &Inst, c_form: bool) -> Result<Flow, Fault> {
     }
     let [a, b] = read2(w, i, Ty::F16)?;
     let c = addend(w, i, c_form, Ty::F32)?;
-    let env = Env::f32(w);
+    let env = Env {
+        flush_out: true,
+        ..Env::f32(w)
+    };
     let m = i.mods;
     let mut out = [0u32; LANES];
     for l in 0..LANES {
@@ -149,6 +155,9 @@ fn dot2_f16(w: &mut Wave, i: &Inst, c_form: bool) -> Result<Flow, Fault> {
         }
         let el = |v: u32, k: u8, e: u32| {
             let mut h = (v >> (16 * e)) as u16;
+            if h & 0x7c00 == 0 {
+                h &= 0x8000;
+            }
             let neg = if e == 0 { m.neg } else { m.abs };
             if !c_form && neg >> k & 1 != 0 {
                 h ^= 0x8000;

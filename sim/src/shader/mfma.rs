@@ -31,8 +31,15 @@
 //! documented in a form established here, so a result of the f32/f64
 //! forms equals the hardware's only where every partial sum is exact;
 //! integer (i8 -> i32) forms wrap modulo 2^32 and are exact in any order.
-//! Denormal inputs and results are kept (MODE's denormal flags do not
-//! apply).
+//! Denormals (MODE's denormal flags do not apply): the f16 and bf16 forms
+//! flush denormal A/B elements and denormal f32 results to a zero of the
+//! same sign; the f32, f64 forms keep them. AMD states the MI200 (gfx90a)
+//! behaviour: "the FP16 and BF16 V_DOT2 and MFMA matrix instructions flush
+//! input and output denormal values to zero", FP64 MFMA does not, and
+//! OLCF's MI250X guide withdrew a claim that FP32 MFMA flushes
+//! (onnxruntime PR 13352, olcf-user-docs PR 478). The f32 C elements of
+//! the f16/bf16 forms are not flushed on input (a denormal C with zero
+//! products still gives a flushed D).
 //!
 //! Modifiers (as the calculator's `--cbsz/--abid/--blgp` layouts give them):
 //! - `cbsz`/`abid` (multi-block forms but f64): block `b` takes its A from
@@ -53,6 +60,7 @@ use isa::Opcode::{self, *};
 
 use super::program::Dst;
 use super::program::{ExecFn, Inst, Src};
+use super::vf32::flush32;
 use super::vmem::f16_to_f32;
 use super::wave::{LANES, Lanes, Ty, Wave};
 use super::{Ctx, Fault, Flow};
@@ -211,8 +219,13 @@ fn element(bits: u64, e: usize, ty: In) -> Val {
     };
     match ty {
         In::F32 => Val::F(f32::from_bits(x as u32)),
-        In::F16 => Val::F(f16_to_f32(x as u16)),
-        In::Bf16 => Val::F(f32::from_bits((x as u32) << 16)),
+        // gfx90a flushes f16/bf16 MFMA input denormals (see above).
+        In::F16 => Val::F(f16_to_f32(if x & 0x7c00 == 0 {
+            x as u16 & 0x8000
+        } else {
+            x as u16
+        })),
+        In::Bf16 => Val::F(f32::from_bits(flush32((x as u32) << 16))),
         In::I8 => Val::I(i32::from(x as u8 as i8)),
         In::F64 => Val::D(f64::from_bits(x)),
     }
@@ -292,6 +305,7 @@ fn mfma(w: &mut Wave, i: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
         }
     }
     let mut d = accumulator(w, i.src[2], &sh)?;
+    let flush_out = matches!(sh.ty, In::F16 | In::Bf16);
     for blk in 0..sh.blocks {
         for row in 0..sh.m {
             for col in 0..sh.n {
@@ -321,6 +335,7 @@ fn mfma(w: &mut Wave, i: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
                     };
                 }
                 match acc {
+                    Val::F(v) if flush_out => d[r][lane] = flush32(v.to_bits()),
                     Val::F(v) => d[r][lane] = v.to_bits(),
                     Val::I(v) => d[r][lane] = v as u32,
                     Val::D(v) => {
