@@ -291,8 +291,8 @@ fn dispatch_mfma(
     let bb = cl.buffer(512);
     let bc = cl.buffer(64 * 33 * 4);
     let bo = cl.buffer(64 * 33 * 4);
-    ba.write_u32s(0, &words(&lanes_a));
-    bb.write_u32s(0, &words(&lanes_b));
+    ba.write_u32s(0, &words(lanes_a));
+    bb.write_u32s(0, &words(lanes_b));
     let flat: Vec<u64> = cbits.iter().flatten().copied().collect();
     if wide {
         bc.write_u64s(0, &flat);
