@@ -735,6 +735,7 @@ fn dot_integer_forms() {
         ("dot2c_i32_i16", 16, true, false),
         ("dot4c_i32_i8", 8, true, false),
         ("dot8c_i32_i4", 4, true, false),
+        ("dot4c_e64_clamp", 8, true, true),
     ] {
         let got = run_dot(kernel, &a, &b, &c);
         let mut saturated = 0;
@@ -814,6 +815,7 @@ fn dot2_f32_f16_forms() {
         ("fdot2", false),
         ("fdot2_clamp", true),
         ("dot2c_f32_f16", false),
+        ("dot2c_e64_clamp", true),
     ] {
         let got = run_dot(kernel, &a, &b, &c);
         for k in 0..N {

@@ -178,6 +178,19 @@ DOTC(dot2c_i32_i16, "v_dot2c_i32_i16")
 DOTC(dot4c_i32_i8, "v_dot4c_i32_i8")
 DOTC(dot8c_i32_i4, "v_dot8c_i32_i4")
 
+// The VOP3 (_e64) encodings of the accumulating forms, with clamp.
+#define DOTC3(name, insn)                                                                          \
+    kernel void name(global const uint *a, global const uint *b, global const uint *c,           \
+                     global uint *out) {                                                           \
+        size_t i = get_global_id(0);                                                               \
+        uint x = a[i], y = b[i], z = c[i];                                                         \
+        __asm__ volatile(insn " %0, %1, %2 clamp" : "+v"(z) : "v"(x), "v"(y));                    \
+        out[i] = z;                                                                                \
+    }
+
+DOTC3(dot4c_e64_clamp, "v_dot4c_i32_i8_e64")
+DOTC3(dot2c_e64_clamp, "v_dot2c_f32_f16_e64")
+
 // DPP form: source 0 from the neighbour lane of the quad (quad_perm:[1,0,3,2]).
 kernel void dot4c_dpp(global const uint *a, global const uint *b, global const uint *c,
                       global uint *out) {
