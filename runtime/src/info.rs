@@ -728,6 +728,77 @@ fn cache_sizes(node: &Node, gpu: bool) -> [u32; 4] {
     out
 }
 
+/// `HSA_AGENT_INFO_CACHE_SIZE` of a CPU node the KFD lists no caches for:
+/// libhsakmt then reads the host's caches from
+/// `/sys/devices/system/node/node<N>/cpu*/cache/index*` (or
+/// `/sys/devices/system/cpu` when there is no NUMA directory for node 0),
+/// each shared cache once, its size in bytes; ROCr keeps the data caches
+/// (a unified cache counts as instruction too, so it is dropped) and
+/// multiplies the size by 1024 as if it were KiB (rocminfo's
+/// `L1: 49152(0xc000) KB` for a 48 KiB L1).
+fn host_cpu_cache_sizes(node: u32) -> [u32; 4] {
+    let mut out = [0u32; 4];
+    let mut dir = std::path::PathBuf::from(format!("/sys/devices/system/node/node{node}"));
+    if !dir.is_dir() {
+        if node != 0 {
+            return out;
+        }
+        dir = "/sys/devices/system/cpu".into();
+    }
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return out;
+    };
+    let read = |p: std::path::PathBuf| std::fs::read_to_string(p).unwrap_or_default();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(cpu) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("cpu"))
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(indices) = std::fs::read_dir(e.path().join("cache")) else {
+            continue;
+        };
+        for index in indices.flatten() {
+            let p = index.path();
+            if !index.file_name().to_string_lossy().starts_with("index") {
+                continue;
+            }
+            let shared = read(p.join("shared_cpu_list"));
+            let first = shared
+                .trim()
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|n| n.parse::<u32>().ok());
+            if first != Some(cpu) || read(p.join("type")).trim() != "Data" {
+                continue;
+            }
+            let Ok(level) = read(p.join("level")).trim().parse::<usize>() else {
+                continue;
+            };
+            let size = read(p.join("size"));
+            let size = size.trim();
+            let digits = size.trim_end_matches(|c: char| !c.is_ascii_digit());
+            let Ok(n) = digits.parse::<u32>() else {
+                continue;
+            };
+            let bytes = match &size[digits.len()..] {
+                "" => n,
+                "K" => n << 10,
+                "M" => n << 20,
+                "G" => n << 30,
+                _ => continue,
+            };
+            if let Some(slot) = level.checked_sub(1).and_then(|i| out.get_mut(i)) {
+                *slot = bytes.wrapping_mul(1024);
+            }
+        }
+    }
+    out
+}
+
 /// `Runtime::GetLinkInfo(from, to)`: the hop count (0 or 1) and the link,
 /// from the `from` node's io links (and p2p links) as ROCr registers them
 /// (a later link to the same node replaces an earlier one).
@@ -844,7 +915,11 @@ impl Core {
                 AgentInfo::QueueType => InfoValue::U32(QUEUE_TYPE_MULTI),
                 AgentInfo::Node => InfoValue::U32(a.node.id),
                 AgentInfo::Device => InfoValue::U32(a.device_type as u32),
-                AgentInfo::CacheSize => InfoValue::U32x4(cache_sizes(&a.node, gpu)),
+                AgentInfo::CacheSize => InfoValue::U32x4(if !gpu && a.node.caches.is_empty() {
+                    host_cpu_cache_sizes(a.node.id)
+                } else {
+                    cache_sizes(&a.node, gpu)
+                }),
                 AgentInfo::Isa => InfoValue::Isa(a.isa.and_then(Isa::new)),
                 AgentInfo::Extensions => InfoValue::Bytes(extension_mask(gpu)),
                 AgentInfo::VersionMajor => InfoValue::U16(1),

@@ -4,8 +4,8 @@
 //! purpose), then run it again without `BLESS`.
 //!
 //! The only host-dependent values are the CPU agent's name and marketing
-//! name (`/proc/cpuinfo`'s model name, as libhsakmt reads it); they are
-//! masked. Everything else comes from the sim's generated topology.
+//! name (`/proc/cpuinfo`'s model name) and its cache sizes (from
+//! `/sys/devices/system`), as libhsakmt reads them; they are masked. Everything else comes from the sim's generated topology.
 
 #[path = "support/golden.rs"]
 mod golden;
@@ -18,6 +18,7 @@ use serde_json::Value;
 
 const BOARDS: &[&str] = &["mi210", "mi300x"];
 const CPU_NAME: &str = "<host CPU model name>";
+const CPU_CACHE: &str = "<host CPU caches>";
 
 fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -60,11 +61,18 @@ fn mask_text(text: &str) -> String {
             .any(|l| l.starts_with("  Device Type:") && l.contains(" CPU "));
         for line in block {
             let masked = line.starts_with("  Name:") || line.starts_with("  Marketing Name:");
+            let cache = line.starts_with("    L") && line.as_bytes().get(6) == Some(&b':');
             if cpu && masked {
                 let label = &line[..27];
                 out.push_str(&format!("{label}{CPU_NAME:<35}\n"));
+            } else if cpu && cache {
+                // The host's CPU caches (libhsakmt reads them from sysfs):
+                // none, or some, depending on the machine.
             } else {
                 out.push_str(line);
+                if cpu && line.starts_with("  Cache Info:") {
+                    out.push_str(&format!("    {CPU_CACHE}\n"));
+                }
             }
         }
     }
@@ -77,6 +85,7 @@ fn mask_json(v: &mut Value) {
         if attrs["HSA_AGENT_INFO_DEVICE"] == 0 {
             attrs["HSA_AGENT_INFO_NAME"] = CPU_NAME.into();
             attrs["HSA_AMD_AGENT_INFO_PRODUCT_NAME"] = CPU_NAME.into();
+            attrs["HSA_AGENT_INFO_CACHE_SIZE"] = CPU_CACHE.into();
         }
     }
 }
