@@ -9,7 +9,8 @@
 //! every attribute the runtime answers, under its C enumerator name.
 //!
 //! The device is `/dev/kfd` when it exists, else the software GPU
-//! (`HSA_RS_DRIVER` chooses explicitly), without the runtime's notice.
+//! (`HSA_RS_DRIVER` chooses explicitly); with no `/dev/kfd` at all the
+//! runtime's fallback notice is not printed.
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -68,12 +69,12 @@ pub fn run(args: &Args) -> ExitCode {
     }
 }
 
-/// `HSA_RS_DRIVER` if set, else `/dev/kfd` if it exists, else the sim.
+/// The runtime's choice ([`driver::open`]: `HSA_RS_DRIVER`, else
+/// `/dev/kfd`, else the sim with a notice) when there is a `/dev/kfd` or a
+/// choice; without either, the sim directly, without the notice.
 fn open_device() -> Result<Box<dyn runtime::driver::Driver>> {
-    if std::env::var_os(DRIVER_ENV).is_some() {
+    if std::env::var_os(DRIVER_ENV).is_some() || std::path::Path::new("/dev/kfd").exists() {
         driver::open()
-    } else if std::path::Path::new("/dev/kfd").exists() {
-        driver::open_kfd()
     } else {
         driver::open_sim()
     }
