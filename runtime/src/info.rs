@@ -526,9 +526,11 @@ pub const HSA_VERSION: (u16, u16) = (1, 1);
 pub const EXTENSIONS: &[u16] = &[];
 
 /// Marketing names by PCI device id and revision, as libdrm's `amdgpu.ids`
-/// lists them (libhsakmt takes the name from libdrm). Only the boards the
-/// software GPU and the topology fixtures imitate; unknown devices get an
-/// empty name, as with libdrm that does not know them.
+/// lists them (libhsakmt takes the name from libdrm), for the software GPU,
+/// which has no PCI revision to look up: only the boards it and the
+/// topology fixtures imitate; unknown devices get an empty name, as with a
+/// libdrm that does not know them. On `/dev/kfd` the system's table is read
+/// as libdrm reads it.
 const MARKETING_NAMES: &[(u32, u32, &str)] = &[
     (0x738C, 0x01, "AMD Instinct MI100"),
     (0x740C, 0x01, "AMD Instinct MI250X / MI250"),
@@ -537,14 +539,47 @@ const MARKETING_NAMES: &[(u32, u32, &str)] = &[
     (0x744C, 0xC8, "AMD Radeon RX 7900 XTX"),
 ];
 
-/// The marketing name of a GPU with PCI device id `device_id`. The revision
-/// is not in the topology: a device id with one entry is enough.
+/// The marketing name of a GPU with PCI device id `device_id` from the
+/// embedded table. The revision is not in the topology: a device id with
+/// one entry is enough.
 pub fn marketing_name(device_id: u32) -> &'static str {
     let mut it = MARKETING_NAMES.iter().filter(|e| e.0 == device_id);
     match (it.next(), it.next()) {
         (Some(e), None) => e.2,
         _ => "",
     }
+}
+
+/// Where libdrm keeps the table it names AMD GPUs from.
+pub const AMDGPU_IDS: &str = "/usr/share/libdrm/amdgpu.ids";
+
+/// libdrm's `amdgpu_get_marketing_name` on a real GPU: the entry of
+/// [`AMDGPU_IDS`] for the device id and the PCI revision (read from the
+/// render node's sysfs device), `""` when the table has none. `None` when
+/// the table or the revision cannot be read.
+fn libdrm_marketing_name(device_id: u32, render_minor: u32) -> Option<String> {
+    let rev = std::fs::read_to_string(format!(
+        "/sys/class/drm/renderD{render_minor}/device/revision"
+    ))
+    .ok()?;
+    let rev = u32::from_str_radix(rev.trim().trim_start_matches("0x"), 16).ok()?;
+    let table = std::fs::read_to_string(AMDGPU_IDS).ok()?;
+    Some(libdrm_lookup(&table, device_id, rev).unwrap_or_default())
+}
+
+/// The name `amdgpu.ids` text gives `device_id` and `rev` (lines
+/// `DEVID,\tREV,\tNAME`, hexadecimal; `#` comments; a version line).
+fn libdrm_lookup(table: &str, device_id: u32, rev: u32) -> Option<String> {
+    table.lines().find_map(|l| {
+        if l.starts_with('#') {
+            return None;
+        }
+        let mut f = l.splitn(3, ',');
+        let did = u32::from_str_radix(f.next()?.trim(), 16).ok()?;
+        let r = u32::from_str_radix(f.next()?.trim(), 16).ok()?;
+        let name = f.next()?.trim();
+        (did == device_id && r == rev).then(|| name.to_string())
+    })
 }
 
 /// An ISA handle (`hsa_isa_t`): the target ID encoded in the handle, so any
@@ -949,10 +984,13 @@ impl Core {
                 AmdAgentInfo::MemoryMaxFrequency if gpu => {
                     InfoValue::U32(gpu_memory_bank(&a.node).1)
                 }
-                AmdAgentInfo::ProductName => str64(if gpu {
-                    marketing_name(p.device_id).to_string()
-                } else {
+                AmdAgentInfo::ProductName => str64(if !gpu {
                     a.name.clone()
+                } else if self.driver.kind() == crate::driver::DriverKind::Kfd {
+                    libdrm_marketing_name(p.device_id, p.drm_render_minor)
+                        .unwrap_or_else(|| marketing_name(p.device_id).to_string())
+                } else {
+                    marketing_name(p.device_id).to_string()
                 }),
                 AmdAgentInfo::MaxWavesPerCu => {
                     InfoValue::U32(p.simd_per_cu.wrapping_mul(p.max_waves_per_simd))
@@ -1398,5 +1436,19 @@ mod tests {
         assert_eq!(extension_mask(true).len(), 128);
         assert_eq!(marketing_name(0x740f), "AMD Instinct MI210");
         assert_eq!(marketing_name(0x1234), "");
+        let ids = "# List of AMDGPU IDs\n\n1.0.0\n740C,\t01,\tAMD Instinct MI250X / MI250\n740F,\t02,\tAMD Instinct MI210\n";
+        assert_eq!(
+            libdrm_lookup(ids, 0x740f, 2).as_deref(),
+            Some("AMD Instinct MI210")
+        );
+        assert_eq!(libdrm_lookup(ids, 0x740f, 1), None);
+        // The embedded table agrees with the system's libdrm where both know a device.
+        if let Ok(system) = std::fs::read_to_string(AMDGPU_IDS) {
+            for &(did, rev, name) in MARKETING_NAMES {
+                if let Some(n) = libdrm_lookup(&system, did, rev) {
+                    assert_eq!(n, name, "{did:#x}");
+                }
+            }
+        }
     }
 }
