@@ -1,5 +1,5 @@
 //! Golden-output tests of `hsa info` on the software GPU (`SIM_BOARD`
-//! mi210 and mi300x). Re-bless after an intended change of the output with
+//! mi210, mi250x (two GCDs in an XGMI hive) and mi300x). Re-bless after an intended change of the output with
 //! `BLESS=1 cargo test -p runtime --test info_golden` (that run fails on
 //! purpose), then run it again without `BLESS`.
 //!
@@ -16,7 +16,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-const BOARDS: &[&str] = &["mi210", "mi300x"];
+const BOARDS: &[&str] = &["mi210", "mi250x", "mi300x"];
 const CPU_NAME: &str = "<host CPU model name>";
 const CPU_CACHE: &str = "<host CPU caches>";
 
