@@ -6,6 +6,7 @@
 //! - [`driver`]: the driver layer (ROCr's `core::Driver`) and the choice of
 //!   device (`/dev/kfd`, else the software GPU);
 //! - [`agent`]: CPU and GPU agents from the topology;
+//! - [`info`]: the attributes of the system, agents, ISAs, pools and regions;
 //! - [`memory`]: pools, allocation, access, copies;
 //! - [`signal`]: signals in GPU-visible memory;
 //! - [`queue`]: AQL queues, scratch, queue errors;
@@ -21,6 +22,7 @@ pub mod blit;
 pub mod dispatch;
 pub mod driver;
 pub mod executable;
+pub mod info;
 pub mod memory;
 pub mod queue;
 pub mod signal;
@@ -30,6 +32,7 @@ pub mod system;
 pub use agent::{Agent, AgentRecord, DeviceType};
 pub use dispatch::{ArgValue, Completion, Geometry};
 pub use executable::{Executable, KernelSymbol};
+pub use info::{InfoValue, Isa};
 pub use memory::MemoryPool;
 pub use queue::{Queue, QueueKind};
 pub use signal::Signal;
