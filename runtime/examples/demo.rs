@@ -65,11 +65,10 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     );
     let host_a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
     let host_b: Vec<f32> = (0..n).map(|i| (n - i) as f32 * 0.25).collect();
-    // SAFETY: fresh CPU-mapped allocations of n f32s each; no kernel runs yet.
-    unsafe {
-        rt.copy(a, host_a.as_ptr() as u64, bytes)?;
-        rt.copy(b, host_b.as_ptr() as u64, bytes)?;
-    }
+    // SAFETY: a fresh CPU-mapped allocation of n f32s; no kernel runs yet.
+    unsafe { rt.copy(a, host_a.as_ptr() as u64, bytes)? };
+    // SAFETY: as above.
+    unsafe { rt.copy(b, host_b.as_ptr() as u64, bytes)? };
     let q = rt.create_queue(gpu, 256, QueueKind::Single, None, 0)?;
     let wg = 256u16;
     let grid = n.div_ceil(u32::from(wg)) * u32::from(wg);
