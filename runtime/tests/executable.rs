@@ -1017,3 +1017,118 @@ fn dispatch_from_an_executable_of_two_code_objects() {
     let count = unsafe { (counter as *const i32).read_volatile() };
     assert_eq!(count, 7 + n as i32);
 }
+
+/// The gfx90a code object of `host`'s `.hip_fatbin`, as
+/// `clang-offload-bundler-19` extracts it (the oracle's view of the entry).
+fn unbundle_gfx90a(host: &Path, tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir();
+    let fatbin = dir.join(format!("exec-{tag}-{}.fatbin", std::process::id()));
+    let co = dir.join(format!("exec-{tag}-{}.co", std::process::id()));
+    let run = |cmd: &str, args: &[&str]| {
+        let out = std::process::Command::new(cmd)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {cmd} ({e}): apt-get install llvm-19 clang-19"));
+        assert!(
+            out.status.success(),
+            "{cmd} {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(
+        "llvm-objcopy-19",
+        &[
+            &format!("--dump-section=.hip_fatbin={}", fatbin.display()),
+            host.to_str().unwrap(),
+        ],
+    );
+    run(
+        "clang-offload-bundler-19",
+        &[
+            "--unbundle",
+            "--type=o",
+            &format!("--input={}", fatbin.display()),
+            "--targets=hipv4-amdgcn-amd-amdhsa--gfx90a",
+            &format!("--output={}", co.display()),
+        ],
+    );
+    std::fs::remove_file(&fatbin).unwrap();
+    co
+}
+
+#[test]
+fn hip_fat_binary_from_hipcc() {
+    // hipcc (HIP 5.2) output: gfx1030 and gfx90a entries, code object v4,
+    // a mangled template kernel with LDS, weak HIP built-in variables
+    // (module linkage), a .rodata variable (constant) and .data variables.
+    let rt = rt();
+    let g = gpu(&rt);
+    let host = path("tests/hip/kernels-host.o");
+    let exe = load(&rt, &host);
+    let co = unbundle_gfx90a(&host, "hip");
+    check_against_readelf(&exe, &co, g, &[]);
+    std::fs::remove_file(&co).unwrap();
+    let weak = exe
+        .get_symbol_by_name("_ZN17__HIP_CoordinatesI14__HIP_BlockIdxE1xE", Some(g))
+        .unwrap();
+    assert_eq!(
+        exe.symbol_info(weak, SymbolInfo::Linkage).unwrap(),
+        V::Linkage(SymbolLinkage::Module)
+    );
+    exe.freeze(None).unwrap();
+
+    let q = rt
+        .create_queue(g, 256, QueueKind::Multiple, None, u32::MAX)
+        .unwrap();
+    let n = 200u32;
+    let pool = rt.kernarg_pool().unwrap();
+    let p = rt.allocate(pool, u64::from(n) * 4).unwrap();
+    let init: Vec<i32> = (0..n as i32).collect();
+    // SAFETY: a fresh CPU-mapped allocation of n i32s.
+    unsafe { std::ptr::copy_nonoverlapping(init.as_ptr(), p as *mut i32, init.len()) };
+    let k = exe
+        .kernel_symbol(exe.get_symbol_by_name("add_counter.kd", Some(g)).unwrap())
+        .unwrap();
+    let args = [
+        ArgValue::Pointer(p),
+        ArgValue::Bytes((n as i32).to_le_bytes().to_vec()),
+    ];
+    rt.dispatch(
+        &q,
+        &k,
+        &args,
+        &Geometry::linear(256, 64),
+        Duration::from_secs(60),
+    )
+    .unwrap();
+    let mut out = vec![0i32; n as usize];
+    // SAFETY: n i32s, the kernel is done.
+    unsafe { std::ptr::copy_nonoverlapping(p as *const i32, out.as_mut_ptr(), out.len()) };
+    for (i, v) in out.iter().enumerate() {
+        assert_eq!(*v, i as i32 + 5, "add_counter p[{i}]");
+    }
+
+    let f: Vec<f32> = (0..n).map(|i| i as f32 + 0.5).collect();
+    // SAFETY: the same allocation, n f32s.
+    unsafe { std::ptr::copy_nonoverlapping(f.as_ptr(), p as *mut f32, f.len()) };
+    let k = exe
+        .kernel_symbol(
+            exe.get_symbol_by_name("_Z9scale_ldsIfEvPT_i.kd", Some(g))
+                .unwrap(),
+        )
+        .unwrap();
+    assert_eq!(k.group_segment_size, 1024);
+    rt.dispatch(
+        &q,
+        &k,
+        &args,
+        &Geometry::linear(256, 256),
+        Duration::from_secs(60),
+    )
+    .unwrap();
+    let out = f32s_at(p, n as usize);
+    for (i, v) in out.iter().enumerate() {
+        let scale = if i & 1 == 0 { 2.0 } else { 3.0 };
+        assert_eq!(*v, f[i] * scale, "scale_lds p[{i}]");
+    }
+}
