@@ -1426,6 +1426,29 @@ impl Executable {
         ))
     }
 
+    /// `hsa_executable_get_symbol` (deprecated): the symbol
+    /// `module_name::name` (just `name` without a module name), a program
+    /// symbol when one has that name, else `agent`'s (as ROCr).
+    pub fn get_symbol(
+        &self,
+        module_name: Option<&str>,
+        name: &str,
+        agent: Agent,
+    ) -> Result<ExecutableSymbol> {
+        if name.is_empty() {
+            return Err(Error::new(
+                Status::InvalidSymbolName,
+                "an empty symbol name",
+            ));
+        }
+        let full = match module_name {
+            Some(m) if !m.is_empty() => format!("{m}::{name}"),
+            _ => name.to_string(),
+        };
+        let program = self.shared.read().program.contains_key(&full);
+        self.get_symbol_by_name(&full, if program { None } else { Some(agent) })
+    }
+
     /// Every symbol (`hsa_executable_iterate_symbols` order): program
     /// symbols by name, then agent symbols by name and agent.
     pub fn symbols(&self) -> Vec<ExecutableSymbol> {

@@ -1132,3 +1132,115 @@ fn hip_fat_binary_from_hipcc() {
         assert_eq!(*v, f[i] * scale, "scale_lds p[{i}]");
     }
 }
+
+#[test]
+fn one_executable_for_two_agents() {
+    // An MI250X module: two gfx90a GCDs.
+    let _turn = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let rt = Runtime::init_with(|| {
+        driver::open_sim_device(
+            sim::SimBuilder::new()
+                .board(sim::Board::Mi250x)
+                .gpus(2)
+                .vram(1 << 30)
+                .build(),
+        )
+    })
+    .unwrap();
+    let gpus: Vec<Agent> = rt.gpu_agents().collect();
+    assert_eq!(gpus.len(), 2, "a runtime left open by another test?");
+    let (g0, g1) = (gpus[0], gpus[1]);
+
+    let exe = new_exe(&rt);
+    let demo = reader(&path(DEMO));
+    exe.load_agent_code_object(&demo, g0, None).unwrap();
+    // The same code object for another agent: its own symbols.
+    exe.load_agent_code_object(&demo, g1, None).unwrap();
+    let s0 = exe.get_symbol_by_name("vector_add.kd", Some(g0)).unwrap();
+    let s1 = exe.get_symbol_by_name("vector_add.kd", Some(g1)).unwrap();
+    assert_ne!(s0, s1);
+    assert_eq!(
+        exe.symbol_info(s1, SymbolInfo::Agent).unwrap(),
+        V::Agent(Some(g1))
+    );
+    let loaded = exe.loaded_code_objects();
+    assert_eq!(loaded.len(), 2);
+    for (s, lo) in [(s0, &loaded[0]), (s1, &loaded[1])] {
+        let V::U64(ko) = exe.symbol_info(s, SymbolInfo::KernelObject).unwrap() else {
+            panic!()
+        };
+        assert!(ko >= lo.load_base && ko < lo.load_base + lo.load_size);
+    }
+    let per_agent = exe.agent_symbols(g0).len();
+    assert_eq!(exe.agent_symbols(g1).len(), per_agent);
+    // All symbols by name, then agent.
+    let all = exe.symbols();
+    assert_eq!(all.len(), 2 * per_agent);
+    let keys: Vec<(String, Option<Agent>)> = all
+        .iter()
+        .map(|&s| {
+            let r = exe.symbol(s).unwrap();
+            (r.full_name.clone(), r.agent)
+        })
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted);
+    // The deprecated lookup: no module, agent symbol.
+    assert_eq!(exe.get_symbol(None, "vector_add.kd", g1).unwrap(), s1);
+    assert_eq!(exe.get_symbol(Some(""), "vector_add.kd", g0).unwrap(), s0);
+    assert_eq!(
+        status(exe.get_symbol(Some("m"), "vector_add.kd", g0)),
+        Status::InvalidSymbolName
+    );
+
+    // An agent definition serves that agent only.
+    let ext = reader(&corpus("relocations/globals-external-gfx90a-v5.co"));
+    exe.define_agent_external_variable("runtime_provided_flag", g0, 0x1000)
+        .unwrap();
+    assert_eq!(
+        status(exe.load_agent_code_object(&ext, g1, None)),
+        Status::VariableUndefined
+    );
+    exe.load_agent_code_object(&ext, g0, None).unwrap();
+    exe.freeze(None).unwrap();
+
+    // Dispatch on the second GPU with its own kernel object.
+    let k1 = exe.kernel_symbol(s1).unwrap();
+    assert_eq!(k1.agent, g1);
+    let q = rt
+        .create_queue(g1, 256, QueueKind::Multiple, None, u32::MAX)
+        .unwrap();
+    let pool = rt.kernarg_pool().unwrap();
+    let n = 64u32;
+    let a = rt.allocate(pool, u64::from(n) * 4).unwrap();
+    let c = rt.allocate(pool, u64::from(n) * 4).unwrap();
+    let v: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+    // SAFETY: a fresh CPU-mapped allocation of n f32s.
+    unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), a as *mut f32, v.len()) };
+    rt.dispatch(
+        &q,
+        &k1,
+        &[
+            ArgValue::Pointer(a),
+            ArgValue::Pointer(a),
+            ArgValue::Pointer(c),
+            ArgValue::Bytes(n.to_le_bytes().to_vec()),
+        ],
+        &Geometry::linear(n, 64),
+        Duration::from_secs(60),
+    )
+    .unwrap();
+    let out = f32s_at(c, n as usize);
+    for i in 0..n as usize {
+        assert_eq!(out[i], 2.0 * v[i], "c[{i}]");
+    }
+}
+
+#[test]
+fn executables_and_readers_are_send_and_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Executable>();
+    send_sync::<CodeObjectReader>();
+    send_sync::<ExecutableSymbol>();
+}
