@@ -331,7 +331,15 @@ impl CodeObjectReader {
             Error::new(Status::InvalidFile, format!("file descriptor {what}: {e}"))
         };
         let file = std::fs::File::from(fd.try_clone_to_owned().map_err(|e| bad_file("dup", e))?);
-        let file_size = file.metadata().map_err(|e| bad_file("fstat", e))?.len();
+        let meta = file.metadata().map_err(|e| bad_file("fstat", e))?;
+        if !meta.is_file() {
+            // ROCr's lseek and mmap fail on pipes, sockets and directories.
+            return Err(Error::new(
+                Status::InvalidFile,
+                "the file descriptor is not a regular file",
+            ));
+        }
+        let file_size = meta.len();
         if file_size <= offset {
             return Err(Error::new(
                 Status::InvalidCodeObject,
@@ -1065,10 +1073,11 @@ impl Executable {
         agent: Agent,
         options: Option<&str>,
     ) -> Result<LoadedCodeObject> {
-        check_options(options)?;
         let core = &self.shared.core;
         let mut state = self.shared.write();
+        // ROCr's order: the state, then the options.
         state.frozen_error("loading a code object")?;
+        check_options(options)?;
         let rec = core.agent(agent)?;
         let target = rec.isa.ok_or_else(|| {
             Error::new(
@@ -1138,8 +1147,8 @@ impl Executable {
         reader: &CodeObjectReader,
         options: Option<&str>,
     ) -> Result<LoadedCodeObject> {
-        check_options(options)?;
         self.shared.read().frozen_error("loading a code object")?;
+        check_options(options)?;
         let bad = |m: String| Error::new(Status::InvalidCodeObject, m);
         let what = match Container::parse(reader.bytes()).map_err(|e| bad(e.to_string()))? {
             Container::Elf(data) => {

@@ -474,6 +474,10 @@ fn readers_from_memory_file_path_and_descriptor() {
         status(CodeObjectReader::from_path("/nonexistent/x.co")),
         Status::InvalidFile
     );
+    assert_eq!(
+        status(CodeObjectReader::from_path("/")),
+        Status::InvalidFile
+    );
     let empty = std::env::temp_dir().join(format!("exec-empty-{}.co", std::process::id()));
     std::fs::write(&empty, b"").unwrap();
     assert_eq!(
