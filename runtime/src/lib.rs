@@ -29,7 +29,7 @@ pub mod system;
 
 pub use agent::{Agent, AgentRecord, DeviceType};
 pub use dispatch::{ArgValue, Completion, Geometry};
-pub use executable::{CodeObjectReader, Executable, ExecutableSymbol, KernelSymbol};
+pub use executable::{Executable, KernelSymbol};
 pub use memory::MemoryPool;
 pub use queue::{Queue, QueueKind};
 pub use signal::Signal;

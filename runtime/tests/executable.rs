@@ -23,13 +23,11 @@ use std::time::Duration;
 use llvm::{Node, Scalar};
 use runtime::driver;
 use runtime::executable::{
-    DefaultFloatRoundingMode, ExecutableInfo, ExecutableState, Profile, SymbolInfo,
-    SymbolInfoValue as V, SymbolKind, SymbolLinkage, VariableAllocation, VariableSegment,
+    CodeObjectReader, DefaultFloatRoundingMode, ExecutableInfo, ExecutableState, ExecutableSymbol,
+    Profile, SymbolInfo, SymbolInfoValue as V, SymbolKind, SymbolLinkage, VariableAllocation,
+    VariableSegment,
 };
-use runtime::{
-    Agent, ArgValue, CodeObjectReader, Executable, ExecutableSymbol, Geometry, QueueKind, Runtime,
-    Status,
-};
+use runtime::{Agent, ArgValue, Executable, Geometry, QueueKind, Runtime, Status};
 
 /// The runtime is one process-wide instance: the tests take turns, so
 /// that `allocation_count` sees only their own allocations.
