@@ -1246,3 +1246,67 @@ fn executables_and_readers_are_send_and_sync() {
     send_sync::<CodeObjectReader>();
     send_sync::<ExecutableSymbol>();
 }
+
+#[test]
+fn corrupted_code_objects_fail_cleanly() {
+    // Single-byte corruptions of the small gfx90a object after its program
+    // headers (which decide the allocation: loader-core's fuzzers cover
+    // them): every load succeeds or fails with a code-object status, and
+    // leaves no memory behind.
+    let rt = rt();
+    let g = gpu(&rt);
+    let before = rt.allocation_count();
+    let small = std::fs::read(corpus("co/small-gfx90a-v5.co")).unwrap();
+    let phnum = usize::from(u16::from_le_bytes([small[56], small[57]]));
+    let first = 64 + 56 * phnum;
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let (mut ok, mut failed) = (0, 0);
+    for _ in 0..400 {
+        let mut bytes = small.clone();
+        let at = first + (next() as usize) % (bytes.len() - first);
+        bytes[at] ^= (next() as u8) | 1;
+        let exe = new_exe(&rt);
+        match exe.load_agent_code_object(&CodeObjectReader::from_memory(bytes).unwrap(), g, None) {
+            Ok(_) => ok += 1,
+            Err(e) => {
+                failed += 1;
+                assert!(
+                    matches!(
+                        e.status,
+                        Status::InvalidCodeObject
+                            | Status::IncompatibleArguments
+                            | Status::InvalidIsaName
+                            | Status::VariableUndefined
+                    ),
+                    "byte {at}: {e}"
+                );
+                assert!(exe.symbols().is_empty());
+            }
+        }
+    }
+    assert_eq!(rt.allocation_count(), before);
+    assert!(ok > 0 && failed > 0, "{ok} loaded, {failed} refused");
+}
+
+#[test]
+fn concurrent_loads_into_one_executable() {
+    let rt = rt();
+    let g = gpu(&rt);
+    let exe = new_exe(&rt);
+    let objects = [path(DEMO), corpus("relocations/globals-gfx90a-v5.co")];
+    std::thread::scope(|s| {
+        for p in &objects {
+            let exe = &exe;
+            s.spawn(move || exe.load_agent_code_object(&reader(p), g, None).unwrap());
+        }
+    });
+    assert_eq!(exe.loaded_code_objects().len(), 2);
+    assert!(exe.get_symbol_by_name("vector_add.kd", Some(g)).is_ok());
+    assert!(exe.get_symbol_by_name("use_globals.kd", Some(g)).is_ok());
+}
