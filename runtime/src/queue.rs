@@ -21,12 +21,12 @@ use aql::{PacketHeader, SignalHandle};
 use kfd::QueueDesc;
 use kfd::ioctl::{QueuePercentage, QueuePriority, QueueType};
 use signal_core::raw::AmdSignal;
-use signal_core::{LoadOrder, StoreOrder};
+use signal_core::{Condition, LoadOrder, StoreOrder};
 
 use crate::agent::Agent;
 use crate::driver::Mapped;
 use crate::memory::PoolKind;
-use crate::signal::Signal;
+use crate::signal::{Signal, SignalKind};
 use crate::status::{Error, Result, Status};
 use crate::system::Core;
 
@@ -189,7 +189,9 @@ impl Queue {
                     )
                 };
             }
-            let inactive = Signal::create(core, 0)?;
+            // An interrupt signal, as ROCr's: the packet processor's write
+            // raises its event, and the async-handler thread wakes.
+            let inactive = Signal::create(core, 0, SignalKind::Interrupt)?;
             let ap = core
                 .driver
                 .apertures()
@@ -290,6 +292,15 @@ impl Queue {
             inner.grow_scratch(want)?;
         }
         core.register_queue(&inner);
+        // The queue monitor (ROCr's `DynamicQueueEventsHandler`): runs on
+        // the async-handler thread whenever the inactive signal leaves 0.
+        let weak = Arc::downgrade(&inner);
+        core.events.add_handler_for(
+            inner.inactive.clone(),
+            Condition::Ne,
+            0,
+            Box::new(move |_| weak.upgrade().is_some_and(|q| q.poll())),
+        );
         Ok(Queue { inner })
     }
 
@@ -490,7 +501,8 @@ impl QueueInner {
     }
 
     /// Looks at the queue's inactive signal: handles a scratch request, or
-    /// records and reports an error. Returns false once the queue is gone.
+    /// records and reports an error. Returns whether to keep watching: false
+    /// once the queue is gone or stopped with an error.
     pub(crate) fn poll(&self) -> bool {
         if self.destroyed.load(Ordering::Acquire) {
             return false;
@@ -502,7 +514,7 @@ impl QueueInner {
         let code = (v as u64) & !(1 << 63);
         let mut err = self.error.lock().unwrap_or_else(|p| p.into_inner());
         if err.is_some() {
-            return true;
+            return false;
         }
         if code == 1 {
             drop(err);
@@ -513,17 +525,22 @@ impl QueueInner {
             // SAFETY: a packet slot of our ring: the private segment size is
             // the u32 at byte 32 of a kernel dispatch packet.
             let private = unsafe { core::ptr::read_volatile((slot + 32) as *const u32) };
-            match self.grow_scratch(private.max(1)) {
-                Ok(()) => self.inactive.store(0, StoreOrder::Release),
-                Err(_) => self.report(Status::OutOfResources),
-            }
-            return true;
+            return match self.grow_scratch(private.max(1)) {
+                Ok(()) => {
+                    self.inactive.store(0, StoreOrder::Release);
+                    true
+                }
+                Err(_) => {
+                    self.fault(Status::OutOfResources);
+                    false
+                }
+            };
         }
         let status = status_of_code(code);
         *err = Some(status);
         drop(err);
         self.report(status);
-        true
+        false
     }
 
     /// Records a fault the driver reported for this queue's GPU.
@@ -568,6 +585,9 @@ impl QueueInner {
         if s.va != 0 {
             let _ = self.core.free(s.va);
         }
+        // Wake the queue's handler so it sees the queue gone and lets go
+        // of the inactive signal (ROCr stores to it on destroy as well).
+        self.inactive.store(i64::MIN, StoreOrder::Release);
         r
     }
 }
