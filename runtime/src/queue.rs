@@ -520,11 +520,19 @@ impl QueueInner {
             drop(err);
             // Scratch: the packet processor wants more private memory than
             // the queue has. Find what the stalled dispatch asks for.
+            // ROCr reads the packet at read_dispatch_id: a CP has not moved
+            // past the stalled packet. The sim's packet processor has: it
+            // advanced the read index and marked the slot INVALID before
+            // stalling, leaving the body. So when the slot at the read
+            // index holds no kernel dispatch, the body of the one before
+            // it is read.
             let read = self.amd().read_dispatch_id.load(Ordering::Acquire);
-            let slot = self.ring_va + (read % u64::from(self.slots)) * 64;
-            // SAFETY: a packet slot of our ring: the private segment size is
-            // the u32 at byte 32 of a kernel dispatch packet.
-            let private = unsafe { core::ptr::read_volatile((slot + 32) as *const u32) };
+            let private = match self.dispatch_private_size(read) {
+                (true, p) => p,
+                (false, _) => read
+                    .checked_sub(1)
+                    .map_or(0, |id| self.dispatch_private_size(id).1),
+            };
             return match self.grow_scratch(private.max(1)) {
                 Ok(()) => {
                     self.inactive.store(0, StoreOrder::Release);
@@ -541,6 +549,23 @@ impl QueueInner {
         drop(err);
         self.report(status);
         false
+    }
+
+    /// Whether the slot of packet `id` holds a kernel dispatch, and its
+    /// private segment size field.
+    fn dispatch_private_size(&self, id: u64) -> (bool, u32) {
+        let slot = self.ring_va + (id % u64::from(self.slots)) * 64;
+        // SAFETY: a packet slot of our ring, CPU-mapped while the queue
+        // lives: the header is the u16 at byte 0, the private segment size
+        // the u32 at byte 24 (`KernelDispatchPacket::private_segment_size`).
+        let (header, private) = unsafe {
+            (
+                core::ptr::read_volatile(slot as *const u16),
+                core::ptr::read_volatile((slot + 24) as *const u32),
+            )
+        };
+        // Packet type: bits 0..8 of the header; 2 is KERNEL_DISPATCH.
+        (header & 0xff == 2, private)
     }
 
     /// Records a fault the driver reported for this queue's GPU.
