@@ -556,14 +556,11 @@ impl QueueInner {
     fn dispatch_private_size(&self, id: u64) -> (bool, u32) {
         let slot = self.ring_va + (id % u64::from(self.slots)) * 64;
         // SAFETY: a packet slot of our ring, CPU-mapped while the queue
-        // lives: the header is the u16 at byte 0, the private segment size
-        // the u32 at byte 24 (`KernelDispatchPacket::private_segment_size`).
-        let (header, private) = unsafe {
-            (
-                core::ptr::read_volatile(slot as *const u16),
-                core::ptr::read_volatile((slot + 24) as *const u32),
-            )
-        };
+        // lives; the header is its u16 at byte 0.
+        let header = unsafe { core::ptr::read_volatile(slot as *const u16) };
+        // SAFETY: as above; the private segment size is the u32 at byte 24
+        // (`KernelDispatchPacket::private_segment_size`).
+        let private = unsafe { core::ptr::read_volatile((slot + 24) as *const u32) };
         // Packet type: bits 0..8 of the header; 2 is KERNEL_DISPATCH.
         (header & 0xff == 2, private)
     }
