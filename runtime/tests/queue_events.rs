@@ -130,3 +130,60 @@ fn a_memory_fault_reaches_the_error_callback() {
     assert!(rx.try_recv().is_err());
     assert_eq!(q.submit(&[0; 16]).unwrap_err().status, Status::MemoryFault);
 }
+
+const FAULTS: &[u8] = include_bytes!("../kernels/faults.co");
+
+/// A queue whose error callback sends what it hears.
+fn queue_with_callback(
+    rt: &Runtime,
+    gpu: runtime::Agent,
+) -> (runtime::Queue, mpsc::Receiver<(Status, u64)>) {
+    let (tx, rx) = mpsc::channel();
+    let cb: runtime::queue::ErrorCallback = Box::new(move |s, id| {
+        let _ = tx.send((s, id));
+    });
+    let q = rt
+        .create_queue(gpu, 64, QueueKind::Multiple, Some(cb), u32::MAX)
+        .unwrap();
+    (q, rx)
+}
+
+/// The packet processor's codes reach the callback as ROCr's statuses
+/// (`queue::status_of_code`), through the inactive signal's event and the
+/// async handler; the callback runs once and the queue refuses new work.
+#[test]
+fn queue_errors_reach_the_callback_with_rocr_statuses() {
+    let _g = serial();
+    let rt = rt();
+    let gpu = rt.gpu_agents().next().unwrap();
+    let exe = rt.load_executable(gpu, FAULTS).unwrap();
+    for (kernel, want) in [
+        ("trap_now", Status::Exception),
+        ("illegal", Status::IllegalInstruction),
+    ] {
+        let (q, rx) = queue_with_callback(&rt, gpu);
+        let k = exe.kernel(kernel).unwrap().clone();
+        let err = rt
+            .dispatch(&q, &k, &[], &Geometry::linear(64, 64), GENEROUS)
+            .unwrap_err();
+        assert_eq!(err.status, want, "{kernel}: {err}");
+        assert_eq!(
+            rx.recv_timeout(GENEROUS).unwrap(),
+            (want, q.id()),
+            "{kernel}"
+        );
+        assert_eq!(q.error(), Some(want));
+        assert!(rx.try_recv().is_err(), "{kernel}: one callback");
+        assert_eq!(q.submit(&[0; 16]).unwrap_err().status, want);
+    }
+    // A packet of no AQL type (6): INVALID_PACKET_FORMAT.
+    let (q, rx) = queue_with_callback(&rt, gpu);
+    let mut words = [0u32; 16];
+    words[0] = 6;
+    q.submit(&words).unwrap();
+    assert_eq!(
+        rx.recv_timeout(GENEROUS).unwrap(),
+        (Status::InvalidPacketFormat, q.id())
+    );
+    assert_eq!(q.error(), Some(Status::InvalidPacketFormat));
+}
