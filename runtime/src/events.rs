@@ -476,15 +476,17 @@ fn notify(handle: u64) {
     storage.wake_state().notify(&HOST);
 }
 
-fn notify_all(t: &Table) -> u64 {
-    let mut n = 0;
+/// Notifies every interrupt signal; adds each to `count` (if given)
+/// before waking it, so a woken thread that reads the counter sees it.
+fn notify_all(t: &Table, count: Option<&AtomicU64>) {
     for e in t.signal.values() {
         if let Some(h) = e.handle {
+            if let Some(c) = count {
+                c.fetch_add(1, Ordering::Relaxed);
+            }
             notify(h);
-            n += 1;
         }
     }
-    n
 }
 
 fn event_loop(core: &Arc<Core>) {
@@ -519,13 +521,13 @@ fn event_loop(core: &Arc<Core>) {
             Ok(WaitResult::Timeout) => {
                 failures = 0;
                 ev.counters.timeouts.fetch_add(1, Ordering::Relaxed);
-                notify_all(&lock(&ev.table));
+                notify_all(&lock(&ev.table), None);
             }
             // An event destroyed under the wait (EIO), or a failure: wake
             // everyone and look again; back off if it keeps failing.
             Ok(WaitResult::Fail) | Err(_) => {
                 failures = failures.saturating_add(1);
-                notify_all(&lock(&ev.table));
+                notify_all(&lock(&ev.table), None);
                 if failures > 3 {
                     std::thread::sleep(std::time::Duration::from_millis(10));
                 }
@@ -542,7 +544,7 @@ fn handle_fired(core: &Arc<Core>, list: &[raw::EventData], memory: Option<u32>, 
     {
         let mut t = lock(&ev.table);
         let control = t.control;
-        let mut notified = 0u64;
+        let notified = &ev.counters.signals_notified;
         for d in list {
             if Some(d.event_id) == memory {
                 let m = d.payload.memory_exception_data();
@@ -580,17 +582,15 @@ fn handle_fired(core: &Arc<Core>, list: &[raw::EventData], memory: Option<u32>, 
                 continue;
             }
             if let Some(h) = e.handle {
+                // Counted first: the woken thread may read the counter.
+                notified.fetch_add(1, Ordering::Relaxed);
                 notify(h);
-                notified += 1;
             }
         }
         if !known {
             // The driver did not say which event fired (no event ages).
-            notified += notify_all(&t);
+            notify_all(&t, Some(notified));
         }
-        ev.counters
-            .signals_notified
-            .fetch_add(notified, Ordering::Relaxed);
     }
     if let Some(f) = fault {
         ev.counters.memory_faults.fetch_add(1, Ordering::Relaxed);

@@ -477,14 +477,19 @@ fn a_gpu_completion_wakes_an_interrupt_signal_waiter() {
         &done,
     );
     assert_eq!(waiter.join().unwrap(), 0);
-    // The GPU's decrement woke no futex: the event thread did, because
-    // this signal's event fired.
-    let after = rt.event_stats();
-    assert!(
-        after.signals_notified > before.signals_notified,
-        "{before:?} -> {after:?}"
-    );
-    assert!(after.wakes > before.wakes);
+    // The GPU's decrement wakes no futex: the event thread must have seen
+    // this signal's event and notified it (counted before the wake; the
+    // waiter may also have seen 0 just before it would have slept, so the
+    // count is awaited rather than read once).
+    let deadline = std::time::Instant::now() + GENEROUS;
+    while rt.event_stats().signals_notified == before.signals_notified {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no event notified the signal"
+        );
+        std::thread::yield_now();
+    }
+    assert!(rt.event_stats().wakes > before.wakes);
     // An async handler sees GPU completions the same way.
     let (tx, rx) = mpsc::channel();
     let done2 = rt.create_signal(1).unwrap();
