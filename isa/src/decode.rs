@@ -430,6 +430,15 @@ impl Decoder {
                 (Encoding::Vop2 | Encoding::Vopc, Field::Vsrc1) => {
                     operand::vector(bits(raw, 9, 8), w, false)
                 }
+                // `v_accvgpr_mov_b32`: src0 names an AGPR (codes 256-511).
+                (Encoding::Vop1, Field::Src0) if slot.kind == Kind::Agpr => {
+                    let code = bits(raw, 0, 9);
+                    if code >= 256 {
+                        operand::vector(code - 256, w, true)
+                    } else {
+                        None
+                    }
+                }
                 (Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc, Field::Src0) => {
                     self.src_or_literal(bits(raw, 0, 9), w, &mut literal)
                 }

@@ -79,29 +79,48 @@ impl AgentRecord {
     }
 }
 
-/// The CPU's model name (`/proc/cpuinfo` `model name`), or `CPU`.
-fn cpu_name() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("model name")?.split_once(':').map(|x| x.1))
-                .map(|n| n.trim().to_string())
-        })
-        .unwrap_or_else(|| "CPU".to_string())
+/// The model name (`/proc/cpuinfo`) of the first processor whose `apicid`
+/// is `apicid`, as libhsakmt names a CPU node (its `cpu_core_id_base`
+/// against the processors' APIC ids; a processor without one has id 0);
+/// empty when none matches, as there.
+fn cpu_name(apicid: u32) -> String {
+    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+        return String::new();
+    };
+    // (model name, apicid) per processor, in order.
+    let mut procs: Vec<(String, u32)> = Vec::new();
+    for line in info.lines() {
+        let value = || {
+            line.split_once(':')
+                .map(|(_, v)| v.strip_prefix(' ').unwrap_or(v))
+        };
+        if line.starts_with("processor") {
+            procs.push((String::new(), 0));
+        } else if let Some(last) = procs.last_mut() {
+            if line.starts_with("model name") {
+                last.0 = value().unwrap_or("").chars().take(63).collect();
+            } else if line.starts_with("apicid") {
+                last.1 = value().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+            }
+        }
+    }
+    procs
+        .into_iter()
+        .find(|p| p.1 == apicid)
+        .map(|p| p.0)
+        .unwrap_or_default()
 }
 
 /// Builds the agent list from the topology; `visible` is
 /// `ROCR_VISIBLE_DEVICES` (if set).
 pub(crate) fn discover(topology: &Topology, visible: Option<&str>) -> Result<Vec<AgentRecord>> {
-    let cpu = cpu_name();
     let mut out = Vec::new();
     for node in topology.nodes.iter().filter(|n| !n.is_gpu()) {
         out.push(AgentRecord {
             device_type: DeviceType::Cpu,
             node: node.clone(),
             gpu_id: 0,
-            name: cpu.clone(),
+            name: cpu_name(node.properties.cpu_core_id_base),
             isa: None,
             pools: Vec::new(),
         });

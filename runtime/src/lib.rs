@@ -6,6 +6,7 @@
 //! - [`driver`]: the driver layer (ROCr's `core::Driver`) and the choice of
 //!   device (`/dev/kfd`, else the software GPU);
 //! - [`agent`]: CPU and GPU agents from the topology;
+//! - [`info`]: the attributes of the system, agents, ISAs, pools and regions;
 //! - [`memory`]: pools, allocation, access, copies;
 //! - [`signal`]: signals in GPU-visible memory (interrupt and default);
 //! - [`events`]: KFD events, the event thread, async signal handlers;
@@ -23,6 +24,7 @@ pub mod dispatch;
 pub mod driver;
 pub mod events;
 pub mod executable;
+pub mod info;
 pub mod memory;
 pub mod queue;
 pub mod signal;
@@ -33,6 +35,7 @@ pub use agent::{Agent, AgentRecord, DeviceType};
 pub use dispatch::{ArgValue, Completion, Geometry};
 pub use events::{EventStats, MemoryFault};
 pub use executable::{Executable, KernelSymbol};
+pub use info::{InfoValue, Isa};
 pub use memory::MemoryPool;
 pub use queue::{Queue, QueueKind};
 pub use signal::{Signal, SignalGroup, SignalKind};

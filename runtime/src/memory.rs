@@ -9,10 +9,12 @@
 //! use it: all GPUs for system memory, the owner for VRAM (others through
 //! [`allow_access`](crate::Runtime::allow_access)).
 //!
-//! Pools per agent, as ROCr 5.2 reports them (`rocminfo`):
-//! - CPU agent: system memory fine grained (kernarg capable), and coarse
-//!   grained;
-//! - GPU agent: its VRAM, coarse grained; and the group segment (LDS),
+//! Pools per agent, as ROCr 5.2 reports them (`rocminfo`; ROCr's
+//! `CpuAgent::InitRegionList`, `GpuAgent::InitRegionList`):
+//! - CPU agent: system memory fine grained, fine grained for kernel
+//!   arguments, and coarse grained (not on a CPU node that also has SIMDs);
+//! - GPU agent: its VRAM, coarse grained; its VRAM fine grained too when the
+//!   GPU is in an XGMI hive (`hive_id` not 0); and the group segment (LDS),
 //!   which cannot be allocated from.
 
 #![allow(unsafe_code)]
@@ -47,12 +49,16 @@ pub enum Segment {
 /// What memory a pool hands out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PoolKind {
-    /// System memory, fine grained, usable for kernel arguments.
+    /// System memory, fine grained.
     SystemFine,
+    /// System memory, fine grained, for kernel arguments.
+    SystemKernarg,
     /// System memory, coarse grained.
     SystemCoarse,
     /// A GPU's VRAM, coarse grained.
     Vram,
+    /// A GPU's VRAM, fine grained (GPUs in an XGMI hive).
+    VramFine,
     /// A GPU's group segment (LDS): reported, never allocated from.
     Group,
 }
@@ -112,7 +118,8 @@ impl PoolRecord {
     /// FINE_GRAINED 2, COARSE_GRAINED 4.
     pub fn global_flags(&self) -> u32 {
         match self.kind {
-            PoolKind::SystemFine => 1 | 2,
+            PoolKind::SystemFine | PoolKind::VramFine => 2,
+            PoolKind::SystemKernarg => 1 | 2,
             PoolKind::SystemCoarse | PoolKind::Vram => 4,
             PoolKind::Group => 0,
         }
@@ -120,8 +127,30 @@ impl PoolRecord {
 
     /// Whether the memory is fine grained.
     pub fn fine_grained(&self) -> bool {
-        self.kind == PoolKind::SystemFine
+        matches!(
+            self.kind,
+            PoolKind::SystemFine | PoolKind::SystemKernarg | PoolKind::VramFine
+        )
     }
+
+    /// Whether the pool is system memory.
+    pub fn is_system(&self) -> bool {
+        matches!(
+            self.kind,
+            PoolKind::SystemFine | PoolKind::SystemKernarg | PoolKind::SystemCoarse
+        )
+    }
+
+    /// Whether the pool is a GPU's VRAM.
+    pub fn is_vram(&self) -> bool {
+        matches!(self.kind, PoolKind::Vram | PoolKind::VramFine)
+    }
+}
+
+/// ROCr's `HSA_FORCE_FINE_GRAIN_PCIE=1`: VRAM is also exposed fine grained
+/// over PCIe.
+pub(crate) fn force_fine_grain_pcie() -> bool {
+    std::env::var("HSA_FORCE_FINE_GRAIN_PCIE").as_deref() == Ok("1")
 }
 
 /// Builds every agent's pools, filling `agents[i].pools`.
@@ -134,20 +163,34 @@ pub(crate) fn discover_pools(agents: &mut [AgentRecord]) -> Vec<PoolRecord> {
         .sum();
     for (i, a) in agents.iter_mut().enumerate() {
         let owner = Agent(i as u32);
+        let props = &a.node.properties;
         let kinds: &[PoolKind] = match a.device_type {
-            DeviceType::Cpu => &[PoolKind::SystemFine, PoolKind::SystemCoarse],
+            // A CPU node with SIMDs (an old-style APU node) has no coarse pool.
+            DeviceType::Cpu if props.simd_count > 0 => {
+                &[PoolKind::SystemFine, PoolKind::SystemKernarg]
+            }
+            DeviceType::Cpu => &[
+                PoolKind::SystemFine,
+                PoolKind::SystemKernarg,
+                PoolKind::SystemCoarse,
+            ],
+            // ROCr exposes VRAM fine grained over XGMI, or over PCIe when
+            // `HSA_FORCE_FINE_GRAIN_PCIE=1`.
+            _ if props.hive_id.unwrap_or(0) != 0 || force_fine_grain_pcie() => {
+                &[PoolKind::Vram, PoolKind::VramFine, PoolKind::Group]
+            }
             _ => &[PoolKind::Vram, PoolKind::Group],
         };
         for &kind in kinds {
             let size = match kind {
-                PoolKind::SystemFine | PoolKind::SystemCoarse => {
+                PoolKind::SystemFine | PoolKind::SystemKernarg | PoolKind::SystemCoarse => {
                     let own = a.node.memory_of(HeapType::System);
                     if own == 0 { system } else { own }
                 }
-                PoolKind::Vram => a.local_memory_bytes(),
+                PoolKind::Vram | PoolKind::VramFine => a.local_memory_bytes(),
                 PoolKind::Group => u64::from(a.node.properties.lds_size_in_kb) * 1024,
             };
-            if size == 0 && kind == PoolKind::Vram {
+            if size == 0 && matches!(kind, PoolKind::Vram | PoolKind::VramFine) {
                 continue; // an APU without carve-out: no VRAM pool.
             }
             a.pools.push(pools.len());
@@ -238,6 +281,7 @@ impl Allocations {
     /// Allocates `size` bytes (rounded to pages) of `kind` memory owned by
     /// `owner_gpu` (system memory: any GPU, `gpus[0]`), maps it for the CPU
     /// when it can be, and on `gpus`.
+    #[allow(clippy::too_many_arguments)] // one KFD request's worth of facts
     pub(crate) fn allocate(
         &self,
         driver: &dyn Driver,
@@ -291,7 +335,12 @@ impl Allocations {
             AllocMemFlags::WRITABLE | AllocMemFlags::EXECUTABLE | AllocMemFlags::NO_SUBSTITUTE;
         match kind {
             PoolKind::Vram => flags |= AllocMemFlags::VRAM | AllocMemFlags::PUBLIC,
-            PoolKind::SystemFine => flags |= AllocMemFlags::GTT | AllocMemFlags::COHERENT,
+            PoolKind::VramFine => {
+                flags |= AllocMemFlags::VRAM | AllocMemFlags::PUBLIC | AllocMemFlags::COHERENT
+            }
+            PoolKind::SystemFine | PoolKind::SystemKernarg => {
+                flags |= AllocMemFlags::GTT | AllocMemFlags::COHERENT
+            }
             _ => flags |= AllocMemFlags::GTT,
         }
         let a = match driver.alloc(gpu, va, size, flags) {

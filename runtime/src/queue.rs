@@ -71,6 +71,8 @@ pub fn status_of_code(code: u64) -> Status {
 #[derive(Debug, Clone, Copy, Default)]
 struct Scratch {
     va: u64,
+    /// Bytes of backing memory.
+    #[allow(dead_code)]
     bytes: u64,
     lane_bytes: u32,
 }
@@ -156,8 +158,8 @@ impl Queue {
         }
         let _ = kind;
         if !size.is_power_of_two()
-            || size < crate::system::QUEUE_MIN_PACKETS
-            || size > crate::system::QUEUE_MAX_PACKETS
+            || !(crate::system::QUEUE_MIN_PACKETS..=crate::system::QUEUE_MAX_PACKETS)
+                .contains(&size)
         {
             return Err(Error::invalid_argument(format!(
                 "queue size {size}: must be a power of two in {}..={} packets",
@@ -245,16 +247,11 @@ impl Queue {
             // The doorbell signal (kind DOORBELL, value = doorbell address).
             let doorbell_signal = core.allocate_system(4096, true)?;
             cleanup.push(doorbell_signal);
-            // SAFETY: a fresh CPU-mapped allocation, 64-byte aligned.
-            unsafe {
-                core::ptr::write(
-                    doorbell_signal as *mut AmdSignal,
-                    AmdSignal::new_doorbell(doorbell.as_ptr().cast(), false),
-                );
-                (*(doorbell_signal as *mut AmdSignal))
-                    .queue_ptr
-                    .store(amd_va, Ordering::Relaxed);
-            }
+            let db = AmdSignal::new_doorbell(doorbell.as_ptr().cast(), false);
+            db.queue_ptr.store(amd_va, Ordering::Relaxed);
+            // SAFETY: a fresh CPU-mapped allocation, 64-byte aligned, that
+            // nothing else refers to yet.
+            unsafe { core::ptr::write(doorbell_signal as *mut AmdSignal, db) };
             amd.hsa_queue.doorbell_signal = SignalHandle {
                 handle: doorbell_signal,
             };
@@ -461,6 +458,16 @@ impl QueueInner {
             return Ok(());
         }
         let lane = lane_bytes.next_multiple_of(1024).max(1024);
+        // compute_tmpring_size.WAVESIZE holds a wave's scratch in KiB in 13
+        // bits: at most 8191 KiB a wave, 127 KiB a wave64 lane.
+        if u64::from(lane) * 64 / 1024 > 0x1fff {
+            return Err(Error::new(
+                Status::OutOfResources,
+                format!(
+                    "{lane_bytes} bytes of scratch per work-item exceed what a GFX9 wave can address"
+                ),
+            ));
+        }
         let amd = self.amd();
         let waves = (amd.max_cu_id + 1) * (amd.max_wave_id + 1);
         // compute_tmpring_size.WAVES is 12 bits.
@@ -482,17 +489,26 @@ impl QueueInner {
         ];
         let tmpring = (waves & 0xfff) | (((wave_bytes / 1024) as u32 & 0x1fff) << 12);
         let base = self.amd_va;
-        // SAFETY: plain words of our amd_queue_t the packet processor reads
-        // only between dispatches (the queue is idle or stopped for scratch).
-        unsafe {
-            core::ptr::write_volatile((base + 140) as *mut u32, tmpring);
-            for (i, w) in srd.iter().enumerate() {
-                core::ptr::write_volatile((base + 144 + 4 * i as u64) as *mut u32, *w);
+        let put = |offset: u64, bytes: &[u8]| {
+            // SAFETY: `offset..offset + bytes.len()` lies inside our live
+            // amd_queue_t (at most byte 180 of 256); the packet processor
+            // reads these words only between dispatches (the queue is idle
+            // or stopped for scratch).
+            unsafe {
+                core::ptr::copy_nonoverlapping(
+                    bytes.as_ptr(),
+                    (base + offset) as *mut u8,
+                    bytes.len(),
+                )
             }
-            core::ptr::write_volatile((base + 160) as *mut u64, va);
-            core::ptr::write_volatile((base + 168) as *mut u64, bytes);
-            core::ptr::write_volatile((base + 176) as *mut u32, lane);
+        };
+        put(140, &tmpring.to_le_bytes());
+        for (i, w) in srd.iter().enumerate() {
+            put(144 + 4 * i as u64, &w.to_le_bytes());
         }
+        put(160, &va.to_le_bytes());
+        put(168, &bytes.to_le_bytes());
+        put(176, &lane.to_le_bytes());
         std::sync::atomic::fence(Ordering::SeqCst);
         if old.va != 0 {
             let _ = self.core.free(old.va);
@@ -566,6 +582,7 @@ impl QueueInner {
     }
 
     /// Records a fault the driver reported for this queue's GPU.
+    #[allow(dead_code)] // the KFD event thread's (memory-exception events)
     pub(crate) fn fault(&self, status: Status) {
         let mut err = self.error.lock().unwrap_or_else(|p| p.into_inner());
         if err.is_some() {

@@ -220,14 +220,14 @@ impl Runtime {
         self.core.pool(pool)
     }
 
-    /// The CPU agent's fine-grained system pool (kernarg capable).
+    /// The CPU agent's kernarg pool (fine-grained system memory for kernel arguments).
     pub fn kernarg_pool(&self) -> Result<MemoryPool> {
         self.core
             .pools
             .iter()
-            .position(|p| p.kind == PoolKind::SystemFine)
+            .position(|p| p.kind == PoolKind::SystemKernarg)
             .map(|i| MemoryPool(i as u32))
-            .ok_or_else(|| Error::new(Status::Error, "no fine-grained system pool"))
+            .ok_or_else(|| Error::new(Status::Error, "no kernarg system pool"))
     }
 
     /// `hsa_amd_memory_pool_allocate`.
@@ -257,7 +257,7 @@ impl Runtime {
             ));
         }
         match p.kind {
-            PoolKind::Vram => self.core.allocations.allocate(
+            PoolKind::Vram | PoolKind::VramFine => self.core.allocations.allocate(
                 &*self.core.driver,
                 Some(pool.index()),
                 p.kind,

@@ -60,3 +60,139 @@ fn vector_add_on_the_default_gpu() {
         assert_eq!(c[i], a[i] + b[i], "c[{i}]");
     }
 }
+
+fn u32s(rt: &Runtime, v: &[u32]) -> u64 {
+    let p = rt
+        .allocate(rt.kernarg_pool().unwrap(), (v.len() * 4).max(4) as u64)
+        .unwrap();
+    // SAFETY: a fresh CPU-mapped allocation of v.len() u32s.
+    unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), p as *mut u32, v.len()) };
+    p
+}
+
+fn read_u32s(p: u64, n: usize) -> Vec<u32> {
+    let mut out = vec![0u32; n];
+    // SAFETY: an allocation of at least n u32s, the kernel has completed.
+    unsafe { std::ptr::copy_nonoverlapping(p as *const u32, out.as_mut_ptr(), n) };
+    out
+}
+
+/// A kernel whose private segment exceeds the queue's scratch: the packet
+/// processor stops the queue with code 1, the runtime grows the scratch
+/// and the dispatch completes.
+#[test]
+fn scratch_grows_on_the_packet_processors_request() {
+    let rt = rt();
+    let gpu = rt.gpu_agents().next().unwrap();
+    let exe = rt.load_executable(gpu, DEMO).unwrap();
+    let k = exe.kernel("private_scratch").unwrap().clone();
+    assert!(
+        k.private_segment_size >= 1024,
+        "the kernel uses scratch: {}",
+        k.private_segment_size
+    );
+    // No private segment hint: the queue starts without scratch.
+    let q = rt
+        .create_queue(gpu, 64, QueueKind::Single, None, u32::MAX)
+        .unwrap();
+    let n = 128usize;
+    let input: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2654435761) >> 3)
+        .collect();
+    let pin = u32s(&rt, &input);
+    let pout = u32s(&rt, &vec![0; n]);
+    rt.dispatch(
+        &q,
+        &k,
+        &[ArgValue::Pointer(pin), ArgValue::Pointer(pout)],
+        &Geometry::linear(n as u32, 64),
+        Duration::from_secs(60),
+    )
+    .unwrap();
+    let out = read_u32s(pout, n);
+    for i in 0..n {
+        assert_eq!(out[i], input[i].wrapping_mul(input[i] & 255), "out[{i}]");
+    }
+}
+
+/// An OpenCL `__local` pointer argument gets group memory after the
+/// kernel's static group segment.
+#[test]
+fn local_pointer_argument() {
+    let rt = rt();
+    let gpu = rt.gpu_agents().next().unwrap();
+    let exe = rt.load_executable(gpu, DEMO).unwrap();
+    let k = exe.kernel("local_sum").unwrap().clone();
+    let q = rt
+        .create_queue(gpu, 64, QueueKind::Multiple, None, 0)
+        .unwrap();
+    let groups = 4usize;
+    let input: Vec<u32> = (0..(64 * groups) as u32).collect();
+    let pin = u32s(&rt, &input);
+    let pout = u32s(&rt, &vec![0; groups]);
+    rt.dispatch(
+        &q,
+        &k,
+        &[
+            ArgValue::Pointer(pin),
+            ArgValue::Pointer(pout),
+            ArgValue::Lds(64 * 4),
+        ],
+        &Geometry::linear((64 * groups) as u32, 64),
+        Duration::from_secs(60),
+    )
+    .unwrap();
+    let out = read_u32s(pout, groups);
+    for g in 0..groups {
+        let want: u32 = input[g * 64..(g + 1) * 64].iter().sum();
+        assert_eq!(out[g], want, "group {g}");
+    }
+}
+
+/// Several threads create their own queues and dispatch at once.
+#[test]
+fn threads_dispatch_concurrently() {
+    let rt = std::sync::Arc::new(rt());
+    let gpu = rt.gpu_agents().next().unwrap();
+    let exe = std::sync::Arc::new(rt.load_executable(gpu, DEMO).unwrap());
+    let threads: Vec<_> = (0..4u32)
+        .map(|t| {
+            let (rt, exe) = (rt.clone(), exe.clone());
+            std::thread::spawn(move || {
+                let k = exe.kernel("saxpy").unwrap().clone();
+                let q = rt
+                    .create_queue(gpu, 64, QueueKind::Single, None, 0)
+                    .unwrap();
+                for round in 0..5u32 {
+                    let n = 256u32;
+                    let x: Vec<f32> = (0..n).map(|i| (i + t) as f32).collect();
+                    let y: Vec<f32> = (0..n).map(|i| (i * round) as f32).collect();
+                    let (px, py) = (f32s(&rt, &x), f32s(&rt, &y));
+                    let a = 2.0f32 + t as f32;
+                    rt.dispatch(
+                        &q,
+                        &k,
+                        &[
+                            ArgValue::Bytes(a.to_le_bytes().to_vec()),
+                            ArgValue::Pointer(px),
+                            ArgValue::Pointer(py),
+                            ArgValue::Bytes(n.to_le_bytes().to_vec()),
+                        ],
+                        &Geometry::linear(n, 64),
+                        Duration::from_secs(60),
+                    )
+                    .unwrap();
+                    let got = read_f32s(py, n as usize);
+                    for i in 0..n as usize {
+                        assert_eq!(got[i], a * x[i] + y[i], "thread {t} round {round} y[{i}]");
+                    }
+                    rt.free(px).unwrap();
+                    rt.free(py).unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}

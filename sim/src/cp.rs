@@ -832,7 +832,24 @@ impl Worker {
             ));
         }
         let u32_at = |o: usize| u32::from_le_bytes([kd[o], kd[o + 1], kd[o + 2], kd[o + 3]]);
-        let group = k.group_segment_size.saturating_add(u32_at(0));
+        // The LDS a workgroup gets is the packet's group_segment_size: the
+        // kernel's fixed group memory plus whatever the dispatch adds
+        // (AMDGPUUsage: COMPUTE_PGM_RSRC2.GRANULATED_LDS_SIZE "must be 0:
+        // CP uses the rounded value from the dispatch packet"; hsa.h: it
+        // "must not be less than the sum of the group memory used by the
+        // kernel" and the dynamic allocations). A packet asking for less
+        // than the descriptor's group_segment_fixed_size is refused rather
+        // than run with LDS accesses out of range.
+        let group = k.group_segment_size;
+        let fixed = u32_at(0);
+        if group < fixed {
+            return Err(Stop::Code(
+                code::INVALID_GROUP_MEMORY,
+                format!(
+                    "the packet's group segment ({group} bytes) is smaller than the kernel's fixed group segment ({fixed} bytes)"
+                ),
+            ));
+        }
         if group > crate::topology::LDS_SIZE_KIB * 1024 {
             return Err(Stop::Code(
                 code::INVALID_GROUP_MEMORY,
@@ -840,8 +857,11 @@ impl Worker {
             ));
         }
         let rsrc1 = u32_at(48);
-        // GFX9: SGPR granule 16; 102 SGPRs + VCC/FLAT/XNACK = 112 addressable.
-        let sgprs = ((rsrc1 >> 6) & 0xf) * 16 + 16;
+        // GRANULATED_WAVEFRONT_SGPR_COUNT counts SGPRs (VCC/FLAT/XNACK
+        // included) in granules of 8 on GFX6-GFX9 (llvm-mc-19 for gfx90a:
+        // `.amdhsa_next_free_sgpr 58` + 6 reserved = 64 encodes 7, 74 + 6
+        // encodes 9); 102 SGPRs + VCC/FLAT/XNACK = 112 addressable.
+        let sgprs = (((rsrc1 >> 6) & 0xf) + 1) * 8;
         if sgprs > 112 {
             return Err(Stop::Code(
                 code::OUT_OF_REGISTERS,

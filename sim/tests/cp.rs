@@ -192,11 +192,12 @@ fn dispatches_a_gfx90a_would_refuse_are_refused_with_rocr_codes() {
         Ok(())
     }));
     let data = c.buffer(4096);
-    // rsrc1: VGPR granule (bits 0-5, 8 VGPRs each), SGPR granule (6-9, 16 each).
+    // rsrc1: VGPR granule (bits 0-5, 8 VGPRs each), SGPR granule (6-9, 8 each).
     let plain = kernel_descriptor(&c, 0, 0);
     let vgpr256 = kernel_descriptor(&c, 0, 31);
-    let vgpr128 = kernel_descriptor(&c, 0, 15);
-    let sgpr128 = kernel_descriptor(&c, 0, 7 << 6);
+    let sgpr120 = kernel_descriptor(&c, 0, 14 << 6);
+    // 112 SGPRs (the most a wave addresses) with 128 VGPRs.
+    let limits = kernel_descriptor(&c, 0, 15 | (13 << 6));
     let lds_kd = kernel_descriptor(&c, 60 * 1024, 0);
     let cases: Vec<(&str, KernelDispatchPacket, u64)> = vec![
         (
@@ -210,14 +211,22 @@ fn dispatches_a_gfx90a_would_refuse_are_refused_with_rocr_codes() {
             code::OUT_OF_REGISTERS,
         ),
         (
-            "128 SGPRs",
-            KernelDispatchPacket::new(sgpr128.va, data.va, [64, 1, 1], [64, 1, 1]),
+            "120 SGPRs",
+            KernelDispatchPacket::new(sgpr120.va, data.va, [64, 1, 1], [64, 1, 1]),
             code::OUT_OF_REGISTERS,
         ),
         (
-            "60 KiB in the descriptor + 8 KiB in the packet",
+            "60 KiB in the descriptor, only 8 KiB in the packet",
             KernelDispatchPacket {
                 group_segment_size: 8 * 1024,
+                ..KernelDispatchPacket::new(lds_kd.va, data.va, [64, 1, 1], [64, 1, 1])
+            },
+            code::INVALID_GROUP_MEMORY,
+        ),
+        (
+            "68 KiB in the packet",
+            KernelDispatchPacket {
+                group_segment_size: 68 * 1024,
                 ..KernelDispatchPacket::new(lds_kd.va, data.va, [64, 1, 1], [64, 1, 1])
             },
             code::INVALID_GROUP_MEMORY,
@@ -248,10 +257,11 @@ fn dispatches_a_gfx90a_would_refuse_are_refused_with_rocr_codes() {
         assert_eq!(e.code, want, "{what}: {}", e.what);
     }
     assert_eq!(calls.load(Ordering::Acquire), 0, "no refused dispatch ran");
-    // The limits themselves pass: 1024 work-items of 128 VGPRs, 64 KiB LDS.
+    // The limits themselves pass: 1024 work-items of 128 VGPRs and 112
+    // SGPRs, 64 KiB LDS.
     let q = Queue::new(&c, false);
     let done = signal(&data, 64, 1);
-    let mut p = KernelDispatchPacket::new(vgpr128.va, data.va, [2048, 1, 1], [1024, 1, 1]);
+    let mut p = KernelDispatchPacket::new(limits.va, data.va, [2048, 1, 1], [1024, 1, 1]);
     p.group_segment_size = 64 * 1024;
     p.completion_signal = done;
     q.submit(zerocopy::transmute!(p));

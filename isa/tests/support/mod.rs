@@ -23,7 +23,8 @@ fn code_objects_in(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-/// Every code object of loader-core's corpus and of ours (`isa/corpus`).
+/// Every code object of loader-core's corpus, of ours (`isa/corpus`) and
+/// the sim's MFMA/dot and HIP conformance kernels.
 pub fn corpus_code_objects() -> Vec<PathBuf> {
     let root = workspace_root();
     let mut files = Vec::new();
@@ -33,6 +34,9 @@ pub fn corpus_code_objects() -> Vec<PathBuf> {
         "isa/corpus/co",
     ] {
         files.extend(code_objects_in(&root.join(dir)));
+    }
+    for co in ["sim/tests/kernels/mfma.co", "sim/tests/kernels/hip.co"] {
+        files.push(root.join(co));
     }
     assert!(
         files.len() >= 45,

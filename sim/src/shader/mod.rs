@@ -25,9 +25,11 @@
 
 mod control;
 mod cvt;
+mod dot;
 mod dpp;
 mod ds;
 mod lanes;
+mod mfma;
 mod mubuf;
 mod packed;
 mod program;
@@ -179,6 +181,8 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         .or_else(|| ds::handler(op))
         .or_else(|| cvt::handler(op))
         .or_else(|| packed::handler(op))
+        .or_else(|| mfma::handler(op))
+        .or_else(|| dot::handler(op))
 }
 
 /// The handler of operations no family implements.

@@ -17,3 +17,22 @@ for src in src/*.cl; do
         -target amdgcn-amd-amdhsa -mcpu=gfx90a -nogpulib -mcode-object-version=5 -O2 \
         $cr "$src" -o "$name.co"
 done
+
+# HIP sources: Debian's hipcc (HIP 5.2.3, its clang 15) for gfx90a, code
+# object v4 (hipcc's default); --genco gives a clang offload bundle, whose
+# gfx90a code object is unbundled into $name.co.
+HIPCC=${HIPCC:-hipcc}
+BUNDLER=${BUNDLER:-clang-offload-bundler-15}
+for src in src/*.hip; do
+    [ -e "$src" ] || continue
+    command -v "$HIPCC" >/dev/null || { echo "build.sh: $HIPCC not found; apt-get install hipcc" >&2; exit 1; }
+    name=$(basename "$src" .hip)
+    tmp=$(mktemp)
+    # hipcc asks rocm_agent_enumerator for local GPUs first; with
+    # --offload-arch given, its complaint about a missing /sys/class/kfd is noise.
+    "$HIPCC" --offload-arch=gfx90a --genco -O2 "$src" -o "$tmp" 2>/dev/null \
+        || { "$HIPCC" --offload-arch=gfx90a --genco -O2 "$src" -o "$tmp"; rm -f "$tmp"; exit 1; }
+    "$BUNDLER" --type=o --targets=hipv4-amdgcn-amd-amdhsa--gfx90a --input="$tmp" \
+        --output="$name.co" --unbundle
+    rm -f "$tmp"
+done

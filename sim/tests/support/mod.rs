@@ -631,7 +631,9 @@ fn dispatch_with(
     let mut p = KernelDispatchPacket::new(k.kernel_object, karg.va, g.grid, g.workgroup);
     p.completion_signal = SignalHandle { handle: sig.va };
     p.private_segment_size = k.private_segment_size;
-    p.group_segment_size = g.dynamic_lds;
+    // hsa.h: the packet's group segment is the kernel's fixed group
+    // memory plus the dynamic part.
+    p.group_segment_size = k.group_segment_size + g.dynamic_lds;
     q.submit(zerocopy::transmute!(p));
     let t = Instant::now();
     loop {

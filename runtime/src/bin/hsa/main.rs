@@ -12,12 +12,13 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod disasm;
+mod info;
 mod inspect;
 mod json;
 mod topology;
 
 /// The HSA runtime's command-line tool: look inside AMDGPU code objects and
-/// HIP binaries, and at the KFD topology.
+/// HIP binaries, at the KFD topology, and at the agents the runtime finds.
 #[derive(Debug, Parser)]
 #[command(name = "hsa", version, arg_required_else_help = true)]
 struct Cli {
@@ -38,6 +39,11 @@ enum Command {
     /// The KFD topology: nodes, memory banks, caches, links.
     #[command(override_usage = "hsa topology [--sysfs DIR] [--json]")]
     Topology(topology::Args),
+    /// What rocminfo prints: system attributes, every agent with its
+    /// memory pools and ISAs, through the runtime (the software GPU when
+    /// there is no /dev/kfd).
+    #[command(override_usage = "hsa info [--json]")]
+    Info(info::Args),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +53,7 @@ fn main() -> ExitCode {
         Command::Inspect(args) => inspect::run(&args),
         Command::Disasm(args) => disasm::run(&args),
         Command::Topology(args) => topology::run(&args),
+        Command::Info(args) => info::run(&args),
     }
 }
 

@@ -1,0 +1,99 @@
+//! `hsa_init`/`hsa_shut_down` cycles: reference counting, re-init after the
+//! last shut-down, and nothing left behind (descriptors, mappings, threads)
+//! once the runtime closes. One test per process: the counts are of the
+//! whole process.
+
+use std::time::Duration;
+
+use runtime::{ArgValue, Geometry, QueueKind, Runtime, driver};
+
+const DEMO: &[u8] = include_bytes!("../kernels/demo.co");
+
+fn count(dir: &str) -> usize {
+    std::fs::read_dir(dir).map(|d| d.count()).unwrap_or(0)
+}
+
+fn maps() -> usize {
+    std::fs::read_to_string("/proc/self/maps")
+        .map(|s| s.lines().count())
+        .unwrap_or(0)
+}
+
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+struct Usage {
+    fds: usize,
+    maps: usize,
+    threads: usize,
+}
+
+fn usage() -> Usage {
+    Usage {
+        fds: count("/proc/self/fd"),
+        maps: maps(),
+        threads: count("/proc/self/task"),
+    }
+}
+
+/// Everything a program does in one init: allocate, queue, signal, load,
+/// dispatch.
+fn work(rt: &Runtime) {
+    let gpu = rt.gpu_agents().next().expect("a GPU agent");
+    let exe = rt.load_executable(gpu, DEMO).unwrap();
+    let k = exe.kernel("vector_add").unwrap().clone();
+    let q = rt
+        .create_queue(gpu, 128, QueueKind::Multiple, None, 0)
+        .unwrap();
+    let pool = rt.kernarg_pool().unwrap();
+    let n = 64u32;
+    let bufs: Vec<u64> = (0..3).map(|_| rt.allocate(pool, 4 * 64).unwrap()).collect();
+    let s = rt.create_signal(7).unwrap();
+    assert_eq!(s.load(signal_core::LoadOrder::Relaxed), 7);
+    rt.dispatch(
+        &q,
+        &k,
+        &[
+            ArgValue::Pointer(bufs[0]),
+            ArgValue::Pointer(bufs[1]),
+            ArgValue::Pointer(bufs[2]),
+            ArgValue::Bytes(n.to_le_bytes().to_vec()),
+        ],
+        &Geometry::linear(n, 64),
+        Duration::from_secs(60),
+    )
+    .unwrap();
+    for b in bufs {
+        rt.free(b).unwrap();
+    }
+}
+
+#[test]
+fn init_shutdown_cycles_leave_nothing_behind() {
+    // A first cycle warms up what the process keeps for good (the test
+    // harness's threads, std's lazily opened files).
+    {
+        let rt = Runtime::init_with(driver::open_sim).unwrap();
+        work(&rt);
+    }
+    assert_eq!(Runtime::init_count(), 0);
+    // Let threads of the closed runtime finish exiting.
+    std::thread::sleep(Duration::from_millis(50));
+    let before = usage();
+    for cycle in 0..5 {
+        let a = Runtime::init_with(driver::open_sim).unwrap();
+        // A nested init shares the runtime; the driver is opened once.
+        let b = Runtime::init_with(|| panic!("the runtime is open: no second device")).unwrap();
+        assert_eq!(Runtime::init_count(), 2, "cycle {cycle}");
+        work(&b);
+        drop(b);
+        assert_eq!(Runtime::init_count(), 1, "cycle {cycle}");
+        work(&a);
+        drop(a);
+        assert_eq!(Runtime::init_count(), 0, "cycle {cycle}");
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    let after = usage();
+    assert_eq!(
+        before, after,
+        "descriptors, mappings and threads after 5 cycles"
+    );
+}
