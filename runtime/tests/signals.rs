@@ -425,7 +425,7 @@ fn submit(
         private_base: ap.scratch_base,
         shared_base: ap.lds_base,
     };
-    let (seg, group) = kernargs(k, args, g, &hidden).unwrap();
+    let (seg, group) = kernargs(&k, args, g, &hidden).unwrap();
     let kernarg = rt
         .allocate(rt.kernarg_pool().unwrap(), seg.len() as u64)
         .unwrap();
