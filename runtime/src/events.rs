@@ -439,6 +439,11 @@ impl Events {
     /// Registers an async handler and wakes the handler thread.
     fn add_handler(&self, h: Handler) {
         lock(&self.pending).push(h);
+        self.wake_handlers();
+    }
+
+    /// Makes the handler thread look at every handler again.
+    pub(crate) fn wake_handlers(&self) {
         self.control.bind(&HOST).add(1, RmwOrder::Release);
     }
 

@@ -249,6 +249,8 @@ impl Signal {
     pub fn destroy(self) {
         self.inner.destroyed.store(true, Ordering::Release);
         self.inner.core.signals.unpublish(self.inner.handle);
+        // Async handlers on it let go at the handler thread's next look.
+        self.inner.core.events.wake_handlers();
     }
 
     /// Whether [`destroy`](Self::destroy) was called on a clone.

@@ -338,6 +338,31 @@ fn handles_are_looked_up_and_destroyed_ones_refused() {
 }
 
 #[test]
+fn destroying_a_signal_drops_its_async_handlers() {
+    let _g = serial();
+    let rt = rt();
+    let base = rt.signal_count();
+    let s = rt.create_signal(0).unwrap();
+    let (tx, rx) = mpsc::channel::<i64>();
+    rt.async_handler(&s, Condition::Eq, 1, move |v| {
+        tx.send(v).unwrap();
+        true
+    })
+    .unwrap();
+    s.destroy();
+    // The handler's clone was the last: once the handler thread drops it,
+    // the storage is released, and the handler never ran (its sender is
+    // gone without a value).
+    assert_eq!(
+        rx.recv_timeout(GENEROUS),
+        Err(mpsc::RecvTimeoutError::Disconnected)
+    );
+    while rt.signal_count() != base {
+        std::thread::yield_now();
+    }
+}
+
+#[test]
 fn consumers_choose_the_kind_as_rocr_does() {
     let _g = serial();
     let rt = rt();
