@@ -559,3 +559,45 @@ fn every_signal_is_released() {
             .all(|s| events.contains(&s.event_id().unwrap()))
     );
 }
+
+#[test]
+fn interrupt_signals_fall_back_to_default_ones_when_events_run_out() {
+    let _g = serial();
+    let rt = rt();
+    // KFD_SIGNAL_EVENT_LIMIT slots, one of them the runtime's control
+    // event (and slot 0 is reserved): at most 4094 interrupt signals.
+    let mut sigs = Vec::new();
+    while sigs.len() < 5000 {
+        let s = rt.create_signal(0).unwrap();
+        let kind = s.kind();
+        sigs.push(s);
+        if kind == SignalKind::Default {
+            break;
+        }
+    }
+    let interrupts = sigs.len() - 1;
+    assert_eq!(sigs.last().unwrap().kind(), SignalKind::Default);
+    assert!(interrupts <= 4094, "{interrupts}");
+    assert!(interrupts > 4000, "{interrupts}");
+    // The fallback works as a signal.
+    let d = sigs.last().unwrap().clone();
+    let w = {
+        let d = d.clone();
+        std::thread::spawn(move || {
+            d.wait(
+                Condition::Eq,
+                3,
+                TIMEOUT_INFINITE,
+                WaitState::Blocked,
+                LoadOrder::Acquire,
+            )
+            .unwrap()
+        })
+    };
+    until_waiters(&d, 1);
+    d.store(3, StoreOrder::Release);
+    assert_eq!(w.join().unwrap(), 3);
+    drop(d);
+    sigs.truncate(interrupts - 1);
+    assert_eq!(rt.create_signal(0).unwrap().kind(), SignalKind::Interrupt);
+}
