@@ -157,6 +157,9 @@ struct Handler {
 pub(crate) struct Events {
     table: Mutex<Table>,
     stop: AtomicBool,
+    /// A kick was sent and the event thread has not re-read its list since:
+    /// later kicks can be skipped.
+    kick_pending: AtomicBool,
     threads: Mutex<Vec<JoinHandle<()>>>,
     counters: Counters,
     last_fault: Mutex<Option<MemoryFault>>,
@@ -176,6 +179,7 @@ impl Default for Events {
         Self {
             table: Mutex::default(),
             stop: AtomicBool::new(false),
+            kick_pending: AtomicBool::new(false),
             threads: Mutex::default(),
             counters: Counters::default(),
             last_fault: Mutex::default(),
@@ -248,8 +252,11 @@ impl Events {
     /// handler: `hsa_shut_down` of the last reference.
     pub(crate) fn shut_down(&self, driver: &dyn Driver) {
         self.stop.store(true, Ordering::Release);
-        self.kick(driver);
-        self.control.bind(&HOST).add(1, RmwOrder::Release);
+        let control = lock(&self.table).control;
+        if let Some(id) = control {
+            let _ = driver.set_event(id);
+        }
+        self.wake_handlers();
         let threads = std::mem::take(&mut *lock(&self.threads));
         for h in threads {
             if h.thread().id() != std::thread::current().id() {
@@ -281,8 +288,14 @@ impl Events {
         }
     }
 
-    /// Makes the event thread look at its list again.
+    /// Makes the event thread look at its list again. One kick serves
+    /// every change made before the thread re-reads the list (it clears
+    /// `kick_pending` before reading it, so a change after that read finds
+    /// the flag clear and kicks again).
     fn kick(&self, driver: &dyn Driver) {
+        if self.kick_pending.swap(true, Ordering::SeqCst) {
+            return;
+        }
         let control = lock(&self.table).control;
         if let Some(id) = control {
             let _ = driver.set_event(id);
@@ -498,6 +511,7 @@ fn event_loop(core: &Arc<Core>) {
     let ev = &core.events;
     let mut failures = 0u32;
     while !ev.stop.load(Ordering::Acquire) {
+        ev.kick_pending.store(false, Ordering::SeqCst);
         let (mut list, memory, hw) = {
             let t = lock(&ev.table);
             let mut list: Vec<raw::EventData> = Vec::with_capacity(t.signal.len() + 2);
