@@ -213,6 +213,11 @@ impl Events {
             (EventType::Memory, "memory"),
             (EventType::HwException, "hw"),
         ] {
+            // Auto-reset, unlike ROCr's manual-reset memory event: ROCr
+            // stops waiting on it after the first fault (and aborts); our
+            // thread keeps waiting, and a manual-reset event would keep
+            // firing. A fault raised while the thread is not waiting stays
+            // signaled until its next wait.
             let desc = EventDesc {
                 event_type: ty,
                 auto_reset: true,
