@@ -68,6 +68,9 @@ struct SlabState {
     /// Handles that name a signal not destroyed: what
     /// [`Runtime::signal_from_handle`] finds.
     live: HashMap<u64, Weak<SignalInner>>,
+    /// Live signal groups by handle, and the last handle given.
+    groups: HashMap<u64, Weak<GroupInner>>,
+    last_group: u64,
 }
 
 impl SignalSlabs {
@@ -110,6 +113,24 @@ impl SignalSlabs {
     pub(crate) fn is_live(&self, handle: u64) -> bool {
         self.lookup(handle)
             .is_some_and(|s| !s.destroyed.load(Ordering::Acquire))
+    }
+
+    fn next_group_handle(&self) -> u64 {
+        let mut s = self.lock();
+        s.last_group += 1;
+        s.last_group
+    }
+
+    fn publish_group(&self, g: &Arc<GroupInner>) {
+        self.lock().groups.insert(g.handle, Arc::downgrade(g));
+    }
+
+    fn forget_group(&self, handle: u64) {
+        self.lock().groups.remove(&handle);
+    }
+
+    fn lookup_group(&self, handle: u64) -> Option<Arc<GroupInner>> {
+        self.lock().groups.get(&handle).and_then(Weak::upgrade)
     }
 
     /// Signals whose storage is in use.
@@ -412,16 +433,50 @@ pub(crate) fn wait_any_of(
 }
 
 /// A signal group (`hsa_signal_group_t`): a fixed set of signals waited on
-/// together. The group holds its signals (clones).
+/// together. The group holds its signals (clones); clones of the group
+/// share it, and [`Runtime::signal_group_from_handle`] finds it by handle
+/// until [`destroy`](Self::destroy) or the last clone is dropped.
 #[derive(Debug, Clone)]
 pub struct SignalGroup {
+    inner: Arc<GroupInner>,
+}
+
+struct GroupInner {
+    core: Arc<Core>,
+    handle: u64,
     signals: Vec<Signal>,
+}
+
+impl Drop for GroupInner {
+    fn drop(&mut self) {
+        self.core.signals.forget_group(self.handle);
+    }
+}
+
+impl core::fmt::Debug for GroupInner {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SignalGroup")
+            .field("handle", &self.handle)
+            .field("signals", &self.signals)
+            .finish()
+    }
 }
 
 impl SignalGroup {
     /// The signals, in creation order.
     pub fn signals(&self) -> &[Signal] {
-        &self.signals
+        &self.inner.signals
+    }
+
+    /// The `hsa_signal_group_t.handle` (never 0, never reused).
+    pub fn handle(&self) -> u64 {
+        self.inner.handle
+    }
+
+    /// `hsa_signal_group_destroy`: the handle is unknown from now on; the
+    /// group lives on in clones still held.
+    pub fn destroy(self) {
+        self.inner.core.signals.forget_group(self.inner.handle);
     }
 
     /// `hsa_signal_group_wait_any_{scacquire,relaxed}`: waits until one
@@ -435,16 +490,16 @@ impl SignalGroup {
         wait_state: WaitState,
         order: LoadOrder,
     ) -> Result<(usize, i64)> {
-        if conditions.len() != self.signals.len() || compare_values.len() != self.signals.len() {
+        let signals = &self.inner.signals;
+        if conditions.len() != signals.len() || compare_values.len() != signals.len() {
             return Err(Error::invalid_argument(format!(
                 "signal group of {} signals given {} conditions and {} compare values",
-                self.signals.len(),
+                signals.len(),
                 conditions.len(),
                 compare_values.len()
             )));
         }
-        let list: Vec<(&Signal, Condition, i64)> = self
-            .signals
+        let list: Vec<(&Signal, Condition, i64)> = signals
             .iter()
             .zip(conditions.iter().zip(compare_values))
             .map(|(s, (c, v))| (s, *c, *v))
@@ -561,8 +616,27 @@ impl Runtime {
                 )));
             }
         }
-        Ok(SignalGroup {
+        let inner = Arc::new(GroupInner {
+            core: Arc::clone(&self.core),
+            handle: self.core.signals.next_group_handle(),
             signals: signals.iter().map(|s| (*s).clone()).collect(),
-        })
+        });
+        self.core.signals.publish_group(&inner);
+        Ok(SignalGroup { inner })
+    }
+
+    /// The signal group behind an `hsa_signal_group_t` handle:
+    /// `INVALID_SIGNAL_GROUP` for an unknown or destroyed one.
+    pub fn signal_group_from_handle(&self, handle: u64) -> Result<SignalGroup> {
+        self.core
+            .signals
+            .lookup_group(handle)
+            .map(|inner| SignalGroup { inner })
+            .ok_or_else(|| {
+                Error::new(
+                    Status::InvalidSignalGroup,
+                    format!("hsa_signal_group_t {handle:#x} is no live signal group"),
+                )
+            })
     }
 }

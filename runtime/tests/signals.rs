@@ -293,6 +293,29 @@ fn signal_groups_wait_on_any_member() {
         rt.create_signal_group(&[], &[]).unwrap_err().status,
         Status::InvalidArgument
     );
+    // Handles: found while live, refused after destroy or the last drop.
+    let h = g.handle();
+    assert_ne!(h, 0);
+    let again = rt.signal_group_from_handle(h).unwrap();
+    assert_eq!(again.signals()[1].handle(), b.handle());
+    g.destroy();
+    assert_eq!(
+        rt.signal_group_from_handle(h).unwrap_err().status,
+        Status::InvalidSignalGroup
+    );
+    assert_eq!(again.signals().len(), 2, "a clone outlives destroy");
+    let g2 = rt.create_signal_group(&[&a], &[]).unwrap();
+    let h2 = g2.handle();
+    assert_ne!(h2, h, "handles are not reused");
+    drop(g2);
+    assert_eq!(
+        rt.signal_group_from_handle(h2).unwrap_err().status,
+        Status::InvalidSignalGroup
+    );
+    assert_eq!(
+        rt.signal_group_from_handle(0).unwrap_err().status,
+        Status::InvalidSignalGroup
+    );
     assert_eq!(
         rt.create_signal_group(&[&a, &a], &[]).unwrap_err().status,
         Status::InvalidArgument
