@@ -21,12 +21,12 @@ use aql::{PacketHeader, SignalHandle};
 use kfd::QueueDesc;
 use kfd::ioctl::{QueuePercentage, QueuePriority, QueueType};
 use signal_core::raw::AmdSignal;
-use signal_core::{LoadOrder, StoreOrder};
+use signal_core::{Condition, LoadOrder, StoreOrder};
 
 use crate::agent::Agent;
 use crate::driver::Mapped;
 use crate::memory::PoolKind;
-use crate::signal::Signal;
+use crate::signal::{Signal, SignalKind};
 use crate::status::{Error, Result, Status};
 use crate::system::Core;
 
@@ -191,7 +191,9 @@ impl Queue {
                     )
                 };
             }
-            let inactive = Signal::create(core, 0)?;
+            // An interrupt signal, as ROCr's: the packet processor's write
+            // raises its event, and the async-handler thread wakes.
+            let inactive = Signal::create(core, 0, SignalKind::Interrupt)?;
             let ap = core
                 .driver
                 .apertures()
@@ -287,6 +289,15 @@ impl Queue {
             inner.grow_scratch(want)?;
         }
         core.register_queue(&inner);
+        // The queue monitor (ROCr's `DynamicQueueEventsHandler`): runs on
+        // the async-handler thread whenever the inactive signal leaves 0.
+        let weak = Arc::downgrade(&inner);
+        core.events.add_handler_for(
+            inner.inactive.clone(),
+            Condition::Ne,
+            0,
+            Box::new(move |_| weak.upgrade().is_some_and(|q| q.poll())),
+        );
         Ok(Queue { inner })
     }
 
@@ -506,7 +517,8 @@ impl QueueInner {
     }
 
     /// Looks at the queue's inactive signal: handles a scratch request, or
-    /// records and reports an error. Returns false once the queue is gone.
+    /// records and reports an error. Returns whether to keep watching: false
+    /// once the queue is gone or stopped with an error.
     pub(crate) fn poll(&self) -> bool {
         if self.destroyed.load(Ordering::Acquire) {
             return false;
@@ -518,41 +530,55 @@ impl QueueInner {
         let code = (v as u64) & !(1 << 63);
         let mut err = self.error.lock().unwrap_or_else(|p| p.into_inner());
         if err.is_some() {
-            return true;
+            return false;
         }
         if code == 1 {
             drop(err);
             // Scratch: the packet processor wants more private memory than
-            // the queue has. ROCr reads the stalled packet at the read
-            // index; a packet processor that has already moved its read
-            // index past it (the sim does) leaves another slot there, so
-            // the request also at least doubles what the queue had.
+            // the queue has. Find what the stalled dispatch asks for.
+            // ROCr reads the packet at read_dispatch_id: a CP has not moved
+            // past the stalled packet. The sim's packet processor has: it
+            // advanced the read index and marked the slot INVALID before
+            // stalling, leaving the body. So when the slot at the read
+            // index holds no kernel dispatch, the body of the one before
+            // it is read.
             let read = self.amd().read_dispatch_id.load(Ordering::Acquire);
-            let slot = self.ring_va + (read % u64::from(self.slots)) * 64;
-            // SAFETY: a packet slot of our ring: the private segment size is
-            // the u32 at byte 24 of a kernel dispatch packet (hsa.h).
-            let private = unsafe { core::ptr::read_volatile((slot + 24) as *const u32) };
-            let had = self
-                .scratch
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .lane_bytes;
-            let want = private.max(had.saturating_mul(2)).max(1024);
-            match self.grow_scratch(want) {
-                Ok(()) => self.inactive.store(0, StoreOrder::Release),
-                Err(_) => {
-                    *self.error.lock().unwrap_or_else(|p| p.into_inner()) =
-                        Some(Status::OutOfResources);
-                    self.report(Status::OutOfResources)
+            let private = match self.dispatch_private_size(read) {
+                (true, p) => p,
+                (false, _) => read
+                    .checked_sub(1)
+                    .map_or(0, |id| self.dispatch_private_size(id).1),
+            };
+            return match self.grow_scratch(private.max(1)) {
+                Ok(()) => {
+                    self.inactive.store(0, StoreOrder::Release);
+                    true
                 }
-            }
-            return true;
+                Err(_) => {
+                    self.fault(Status::OutOfResources);
+                    false
+                }
+            };
         }
         let status = status_of_code(code);
         *err = Some(status);
         drop(err);
         self.report(status);
-        true
+        false
+    }
+
+    /// Whether the slot of packet `id` holds a kernel dispatch, and its
+    /// private segment size field.
+    fn dispatch_private_size(&self, id: u64) -> (bool, u32) {
+        let slot = self.ring_va + (id % u64::from(self.slots)) * 64;
+        // SAFETY: a packet slot of our ring, CPU-mapped while the queue
+        // lives; the header is its u16 at byte 0.
+        let header = unsafe { core::ptr::read_volatile(slot as *const u16) };
+        // SAFETY: as above; the private segment size is the u32 at byte 24
+        // (`KernelDispatchPacket::private_segment_size`).
+        let private = unsafe { core::ptr::read_volatile((slot + 24) as *const u32) };
+        // Packet type: bits 0..8 of the header; 2 is KERNEL_DISPATCH.
+        (header & 0xff == 2, private)
     }
 
     /// Records a fault the driver reported for this queue's GPU.
@@ -598,6 +624,9 @@ impl QueueInner {
         if s.va != 0 {
             let _ = self.core.free(s.va);
         }
+        // Wake the queue's handler so it sees the queue gone and lets go
+        // of the inactive signal (ROCr stores to it on destroy as well).
+        self.inactive.store(i64::MIN, StoreOrder::Release);
         r
     }
 }

@@ -4,15 +4,14 @@
 
 #![allow(unsafe_code)]
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
-use std::thread::JoinHandle;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::agent::{Agent, AgentRecord};
 use crate::driver::{self, Driver};
 use crate::memory::{Allocations, BlockInfo, MemoryPool, PoolKind, PoolRecord};
 use crate::queue::{ErrorCallback, Queue, QueueInner, QueueKind, QueueList};
-use crate::signal::{Signal, SignalSlabs};
+use crate::signal::SignalSlabs;
 use crate::status::{Error, Result, Status};
 
 /// Smallest queue, in packets (`HSA_AGENT_INFO_QUEUE_MIN_SIZE`).
@@ -32,8 +31,8 @@ pub(crate) struct Core {
     pub(crate) signals: SignalSlabs,
     pub(crate) queues: QueueList,
     queue_serial: AtomicU64,
-    monitor: Mutex<Option<JoinHandle<()>>>,
-    stop: Arc<AtomicBool>,
+    /// KFD events, the event thread and the async-handler thread.
+    pub(crate) events: crate::events::Events,
 }
 
 impl Core {
@@ -60,38 +59,10 @@ impl Core {
             signals: SignalSlabs::default(),
             queues: QueueList::default(),
             queue_serial: AtomicU64::new(0),
-            monitor: Mutex::new(None),
-            stop: Arc::new(AtomicBool::new(false)),
+            events: crate::events::Events::default(),
         });
-        core.start_monitor();
+        crate::events::Events::start(&core);
         Ok(core)
-    }
-
-    /// The queue monitor: watches every queue's inactive signal (scratch
-    /// requests, queue errors).
-    fn start_monitor(self: &Arc<Self>) {
-        let weak: Weak<Core> = Arc::downgrade(self);
-        let stop = Arc::clone(&self.stop);
-        let h = std::thread::Builder::new()
-            .name("hsa-queue-monitor".into())
-            .spawn(move || {
-                while !stop.load(Ordering::Acquire) {
-                    let Some(core) = weak.upgrade() else { break };
-                    let queues: Vec<Arc<QueueInner>> = {
-                        let mut l = core.queues.list.lock().unwrap_or_else(|p| p.into_inner());
-                        l.retain(|q| q.strong_count() > 0);
-                        l.iter().filter_map(Weak::upgrade).collect()
-                    };
-                    drop(core);
-                    for q in &queues {
-                        q.poll();
-                    }
-                    drop(queues);
-                    std::thread::sleep(std::time::Duration::from_micros(500));
-                }
-            })
-            .ok();
-        *self.monitor.lock().unwrap_or_else(|p| p.into_inner()) = h;
     }
 
     pub(crate) fn agent(&self, agent: Agent) -> Result<&AgentRecord> {
@@ -145,17 +116,10 @@ impl Core {
 
 impl Drop for Core {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        if let Some(h) = self
-            .monitor
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-        {
-            if h.thread().id() != std::thread::current().id() {
-                let _ = h.join();
-            }
-        }
+        // The threads hold the core, so they stopped before this runs
+        // (`Events::shut_down` at the last `hsa_shut_down`).
+        self.events.shut_down(&*self.driver);
+        self.events.destroy_all(&*self.driver);
         self.allocations.free_all(&*self.driver);
     }
 }
@@ -397,11 +361,6 @@ impl Runtime {
         Ok(())
     }
 
-    /// `hsa_signal_create` with no consumers list: a signal holding `initial`.
-    pub fn create_signal(&self, initial: i64) -> Result<Signal> {
-        Signal::create(&self.core, initial)
-    }
-
     /// `hsa_queue_create`.
     pub fn create_queue(
         &self,
@@ -454,6 +413,12 @@ impl Drop for Runtime {
         };
         if last {
             *g = None;
+        }
+        drop(g);
+        if last {
+            // The event and handler threads hold the core: stop them, so it
+            // can close once the caller's signals and queues are gone.
+            self.core.events.shut_down(&*self.core.driver);
         }
     }
 }

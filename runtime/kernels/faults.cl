@@ -1,0 +1,11 @@
+// Kernels that stop their queue, for runtime/tests/queue_events.rs.
+// Built by build-faults.sh (clang-19, gfx90a, code object v5); faults.co is
+// committed with this source and that script.
+#include "amdgcn.h"
+
+// llvm.trap: s_trap 2. The queue stops with the trap code.
+kernel void trap_now(void) { __builtin_trap(); }
+
+// A word that is no GFX9 instruction (llvm-mc-19: "invalid instruction
+// encoding"): the queue stops with the illegal-instruction code.
+kernel void illegal(void) { __asm__ volatile(".long 0xffffffff"); }

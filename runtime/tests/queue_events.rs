@@ -1,0 +1,189 @@
+//! Queue events on the software GPU, through the public API: the scratch
+//! handshake (the queue's inactive signal is an interrupt signal watched by
+//! an async handler) and a memory fault (the KFD memory-exception event
+//! reaches the queue's error callback as `HSA_STATUS_ERROR_MEMORY_FAULT`).
+//!
+//! A fault stops every queue of the GPU, so these tests run one at a time.
+
+use std::sync::mpsc;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use runtime::driver;
+use runtime::{ArgValue, Geometry, QueueKind, Runtime, Status};
+
+const DEMO: &[u8] = include_bytes!("../kernels/demo.co");
+
+/// A bound for waits that must end; never reached when the code works.
+const GENEROUS: Duration = Duration::from_secs(60);
+
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn rt() -> Runtime {
+    Runtime::init_with(driver::open_sim).expect("runtime on the sim")
+}
+
+fn u32s(rt: &Runtime, v: &[u32]) -> u64 {
+    let p = rt
+        .allocate(rt.kernarg_pool().unwrap(), (v.len() * 4) as u64)
+        .unwrap();
+    // SAFETY: a fresh CPU-mapped allocation of v.len() u32s.
+    unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), p as *mut u32, v.len()) };
+    p
+}
+
+#[test]
+fn a_kernel_needing_scratch_runs_after_the_handshake() {
+    let _g = serial();
+    let rt = rt();
+    let gpu = rt.gpu_agents().next().unwrap();
+    let exe = rt.load_executable(gpu, DEMO).unwrap();
+    let k = exe.kernel("private_scratch").unwrap().clone();
+    assert!(k.private_segment_size > 0, "the kernel needs scratch");
+    let (tx, rx) = mpsc::channel();
+    let cb: runtime::queue::ErrorCallback = Box::new(move |s, _| {
+        let _ = tx.send(s);
+    });
+    // No scratch at creation: the first dispatch stops the queue with
+    // INSUFFICIENT_SCRATCH and the handler grows it.
+    let q = rt
+        .create_queue(gpu, 64, QueueKind::Multiple, Some(cb), 0)
+        .unwrap();
+    let calls = rt.event_stats().handler_calls;
+    let n = 128u32;
+    let input: Vec<u32> = (0..n).map(|i| i * 7 + 3).collect();
+    let pin = u32s(&rt, &input);
+    let pout = u32s(&rt, &vec![0; n as usize]);
+    rt.dispatch(
+        &q,
+        &k,
+        &[ArgValue::Pointer(pin), ArgValue::Pointer(pout)],
+        &Geometry::linear(n, 64),
+        GENEROUS,
+    )
+    .unwrap();
+    let mut out = vec![0u32; n as usize];
+    // SAFETY: an allocation of n u32s; the kernel completed.
+    unsafe { std::ptr::copy_nonoverlapping(pout as *const u32, out.as_mut_ptr(), out.len()) };
+    for (i, (&x, &y)) in input.iter().zip(&out).enumerate() {
+        assert_eq!(y, x.wrapping_mul(x & 255), "out[{i}]");
+    }
+    assert!(
+        rt.event_stats().handler_calls > calls,
+        "the scratch request went through the async handler"
+    );
+    assert!(q.error().is_none());
+    assert!(rx.try_recv().is_err(), "no error was reported");
+    // A second dispatch finds the scratch in place.
+    rt.dispatch(
+        &q,
+        &k,
+        &[ArgValue::Pointer(pin), ArgValue::Pointer(pout)],
+        &Geometry::linear(n, 64),
+        GENEROUS,
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_memory_fault_reaches_the_error_callback() {
+    let _g = serial();
+    let rt = rt();
+    let gpu = rt.gpu_agents().next().unwrap();
+    let gpu_id = rt.agent(gpu).unwrap().gpu_id;
+    let exe = rt.load_executable(gpu, DEMO).unwrap();
+    let k = exe.kernel("store_to").unwrap().clone();
+    let (tx, rx) = mpsc::channel();
+    let cb: runtime::queue::ErrorCallback = Box::new(move |s, id| {
+        let _ = tx.send((s, id));
+    });
+    let q = rt
+        .create_queue(gpu, 64, QueueKind::Multiple, Some(cb), u32::MAX)
+        .unwrap();
+    let faults = rt.event_stats().memory_faults;
+    // An address no allocation covers.
+    let bad = 0x7e00_0000_0000u64;
+    assert!(rt.pointer_info(bad).is_none());
+    let err = rt
+        .dispatch(
+            &q,
+            &k,
+            &[ArgValue::Pointer(bad)],
+            &Geometry::linear(64, 64),
+            GENEROUS,
+        )
+        .unwrap_err();
+    assert_eq!(err.status, Status::MemoryFault, "{err}");
+    let (status, queue_id) = rx.recv_timeout(GENEROUS).unwrap();
+    assert_eq!(status, Status::MemoryFault);
+    assert_eq!(queue_id, q.id());
+    assert_eq!(q.error(), Some(Status::MemoryFault));
+    assert_eq!(rt.event_stats().memory_faults, faults + 1);
+    let f = rt.last_memory_fault().expect("the fault was recorded");
+    assert_eq!(f.gpu_id, gpu_id);
+    assert_eq!(f.address, bad & !4095);
+    assert!(f.not_present);
+    // The callback is called once; the queue refuses new work.
+    assert!(rx.try_recv().is_err());
+    assert_eq!(q.submit(&[0; 16]).unwrap_err().status, Status::MemoryFault);
+}
+
+const FAULTS: &[u8] = include_bytes!("../kernels/faults.co");
+
+/// A queue whose error callback sends what it hears.
+fn queue_with_callback(
+    rt: &Runtime,
+    gpu: runtime::Agent,
+) -> (runtime::Queue, mpsc::Receiver<(Status, u64)>) {
+    let (tx, rx) = mpsc::channel();
+    let cb: runtime::queue::ErrorCallback = Box::new(move |s, id| {
+        let _ = tx.send((s, id));
+    });
+    let q = rt
+        .create_queue(gpu, 64, QueueKind::Multiple, Some(cb), u32::MAX)
+        .unwrap();
+    (q, rx)
+}
+
+/// The packet processor's codes reach the callback as ROCr's statuses
+/// (`queue::status_of_code`), through the inactive signal's event and the
+/// async handler; the callback runs once and the queue refuses new work.
+#[test]
+fn queue_errors_reach_the_callback_with_rocr_statuses() {
+    let _g = serial();
+    let rt = rt();
+    let gpu = rt.gpu_agents().next().unwrap();
+    let exe = rt.load_executable(gpu, FAULTS).unwrap();
+    for (kernel, want) in [
+        ("trap_now", Status::Exception),
+        ("illegal", Status::IllegalInstruction),
+    ] {
+        let (q, rx) = queue_with_callback(&rt, gpu);
+        let k = exe.kernel(kernel).unwrap().clone();
+        let err = rt
+            .dispatch(&q, &k, &[], &Geometry::linear(64, 64), GENEROUS)
+            .unwrap_err();
+        assert_eq!(err.status, want, "{kernel}: {err}");
+        assert_eq!(
+            rx.recv_timeout(GENEROUS).unwrap(),
+            (want, q.id()),
+            "{kernel}"
+        );
+        assert_eq!(q.error(), Some(want));
+        assert!(rx.try_recv().is_err(), "{kernel}: one callback");
+        assert_eq!(q.submit(&[0; 16]).unwrap_err().status, want);
+    }
+    // A packet of no AQL type (6): INVALID_PACKET_FORMAT.
+    let (q, rx) = queue_with_callback(&rt, gpu);
+    let mut words = [0u32; 16];
+    words[0] = 6;
+    q.submit(&words).unwrap();
+    assert_eq!(
+        rx.recv_timeout(GENEROUS).unwrap(),
+        (Status::InvalidPacketFormat, q.id())
+    );
+    assert_eq!(q.error(), Some(Status::InvalidPacketFormat));
+}
