@@ -351,12 +351,18 @@ impl Allocations {
             }
         };
         let undo = |cpu: Option<Mapped>, mapped: &[u32]| {
+            // A CPU mapping covers the whole reservation: dropping it gives
+            // the range back, and a second munmap could hit a mapping
+            // another thread made there meanwhile.
+            let had_cpu = cpu.is_some();
             drop(cpu);
             if !mapped.is_empty() {
                 let _ = driver.unmap_from_gpus(a.handle, mapped);
             }
             let _ = driver.free(a.handle);
-            unreserve(va, reserved);
+            if !had_cpu {
+                unreserve(va, reserved);
+            }
         };
         // SAFETY: `va..va + size` is our fresh reservation, page aligned,
         // used by nothing else.
@@ -420,18 +426,26 @@ impl Allocations {
 
     fn release(driver: &dyn Driver, va: u64, b: Block) -> Result<()> {
         let mut first_err = None;
+        let mut unmapped = false;
         if let Some(bo) = b.bo {
             if !b.mapped_on.is_empty() {
                 if let Err(e) = driver.unmap_from_gpus(bo, &b.mapped_on) {
                     first_err.get_or_insert(Error::driver("UNMAP_MEMORY_FROM_GPU", e));
                 }
             }
+            // The CPU mapping covers the whole reservation (map_cpu_at of
+            // `reserved` bytes at `va`): its munmap gives the range back.
+            // Unmapping the range again afterwards raced with other threads
+            // (and the software GPU) mapping memory there in between.
+            if b.cpu.is_some() {
+                unmapped = true;
+            }
             drop(b.cpu);
             if let Err(e) = driver.free(bo) {
                 first_err.get_or_insert(Error::driver("FREE_MEMORY_OF_GPU", e));
             }
         }
-        if !b.userptr {
+        if !b.userptr && !unmapped {
             unreserve(va, b.reserved);
         }
         first_err.map_or(Ok(()), Err)
