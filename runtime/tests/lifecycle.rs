@@ -14,7 +14,9 @@ fn count(dir: &str) -> usize {
 }
 
 fn maps() -> usize {
-    std::fs::read_to_string("/proc/self/maps").map(|s| s.lines().count()).unwrap_or(0)
+    std::fs::read_to_string("/proc/self/maps")
+        .map(|s| s.lines().count())
+        .unwrap_or(0)
 }
 
 #[derive(Debug, PartialEq, Eq, Clone, Copy)]
@@ -38,7 +40,9 @@ fn work(rt: &Runtime) {
     let gpu = rt.gpu_agents().next().expect("a GPU agent");
     let exe = rt.load_executable(gpu, DEMO).unwrap();
     let k = exe.kernel("vector_add").unwrap().clone();
-    let q = rt.create_queue(gpu, 128, QueueKind::Multiple, None, 0).unwrap();
+    let q = rt
+        .create_queue(gpu, 128, QueueKind::Multiple, None, 0)
+        .unwrap();
     let pool = rt.kernarg_pool().unwrap();
     let n = 64u32;
     let bufs: Vec<u64> = (0..3).map(|_| rt.allocate(pool, 4 * 64).unwrap()).collect();
@@ -88,5 +92,8 @@ fn init_shutdown_cycles_leave_nothing_behind() {
     }
     std::thread::sleep(Duration::from_millis(50));
     let after = usage();
-    assert_eq!(before, after, "descriptors, mappings and threads after 5 cycles");
+    assert_eq!(
+        before, after,
+        "descriptors, mappings and threads after 5 cycles"
+    );
 }

@@ -28,8 +28,10 @@ use std::time::{Duration, Instant};
 
 use aql::doorbell::NoDoorbell;
 use aql::packet::{AgentDispatchPacket, KernelDispatchPacket};
-use aql::queue::{AmdQueueProperties, Completion, PacketProcessor, PacketSlot, Poll, Ring};
-use aql::{Packet, SignalHandle};
+use aql::queue::{
+    AmdQueueProperties, Completion, LoadOrder, PacketProcessor, PacketSlot, Poll, Ring,
+};
+use aql::{Packet, PacketHeader, SignalHandle};
 use kfd::ioctl::raw;
 
 use crate::device::Inner;
@@ -303,7 +305,9 @@ impl Drop for CommandProcessor {
     }
 }
 
-/// A packet the CP took from the ring and has not finished.
+/// The packet at the read index the CP is working on: looked at, and not
+/// yet launched (a barrier waiting for its dependencies, a dispatch waiting
+/// for scratch) or launched and not finished.
 #[derive(Debug, Clone)]
 struct Pending {
     id: u64,
@@ -616,7 +620,7 @@ impl Worker {
                     }
                 }
             }
-            match self.fetch(q) {
+            match self.peek(q) {
                 Ok(None) => return worked,
                 Ok(Some(Ok(p))) => {
                     worked = true;
@@ -641,9 +645,9 @@ impl Worker {
         worked
     }
 
-    /// Takes the next packet off the ring with `aql`'s packet processor.
-    #[allow(clippy::type_complexity)]
-    fn fetch(&self, q: &QueueState) -> Result<Option<Result<Pending, (u64, String)>>, MemoryFault> {
+    /// Makes the queue's ring, index and `amd_queue_t` translations current
+    /// (see [`QueuePins`]).
+    fn pin_queue(&self, q: &QueueState) -> Result<(), MemoryFault> {
         let (base, size, _, _) = q.ring();
         let mut pins = self.pins.borrow_mut();
         let stale = pins
@@ -669,6 +673,21 @@ impl Worker {
                 },
             );
         }
+        Ok(())
+    }
+
+    /// Looks at the packet at the read index without consuming it: the read
+    /// index stays on a packet until the CP launches it ([`Self::launch`]),
+    /// as the HSA Runtime Programmer's Reference Manual 1.0 defines the read
+    /// index (section "Queues": "the number of packets that have been
+    /// processed and released by the queue's packet processor (i.e., the
+    /// identifier of the next packet to be released)"), and as ROCr's
+    /// scratch handler relies on (`DynamicQueueEventsHandler` reads the
+    /// stalled dispatch at `read_dispatch_id`).
+    #[allow(clippy::type_complexity)]
+    fn peek(&self, q: &QueueState) -> Result<Option<Result<Pending, (u64, String)>>, MemoryFault> {
+        self.pin_queue(q)?;
+        let pins = self.pins.borrow();
         let Some(p) = pins.get(&q.id) else {
             return Ok(None);
         };
@@ -676,26 +695,70 @@ impl Worker {
         else {
             return Ok(None);
         };
-        let Some(mut pp) = ring.packet_processor() else {
+        let id = ring.load_read_index(LoadOrder::Acquire);
+        // Acquire on word 0 (the producer's release store publishes the
+        // body words read after it).
+        let words = ring.slot(id).load_words();
+        if PacketHeader(words[0] as u16).is_invalid() {
             return Ok(None);
+        }
+        Ok(Some(match Packet::decode(&words) {
+            Ok(packet) => Ok(Pending { id, packet }),
+            Err(e) => Err((id, e.to_string())),
+        }))
+    }
+
+    /// Launches packet `id`, the one [`Self::peek`] returned: `aql`'s
+    /// packet processor consumes its slot (INVALID again) and moves the read
+    /// index past it with release. Called once the packet passed every
+    /// launch check (a dispatch about to run, a barrier whose dependencies
+    /// are met), so a packet the CP cannot launch keeps the read index.
+    fn launch(&self, q: &QueueState, id: u64) -> Result<(), Stop> {
+        self.pin_queue(q)?;
+        let pins = self.pins.borrow();
+        let moved = |what: &str| {
+            Stop::Code(
+                code::INVALID_FORMAT,
+                format!("packet {id} could not be launched: {what}"),
+            )
         };
+        let Some(p) = pins.get(&q.id) else {
+            return Err(moved("the ring is gone"));
+        };
+        let Ok(ring) = Ring::new(p.ring.get(), &p.wptr.get()[0], &p.rptr.get()[0], NoDoorbell)
+        else {
+            return Err(moved("the ring is not a power of two of packets"));
+        };
+        let Some(mut pp) = ring.packet_processor() else {
+            return Err(moved("the ring has another packet processor"));
+        };
+        if pp.read_index() != id {
+            return Err(moved("the read index moved under the packet processor"));
+        }
         match pp.poll() {
             Poll::Ready(f) => {
-                let id = f.id;
-                let out = match f.packet {
-                    Ok(packet) => Ok(Pending { id, packet }),
-                    Err(e) => Err((id, e.to_string())),
-                };
                 // In-order execution: the packet completes before the next
-                // is fetched, so the barrier bit holds.
+                // is looked at, so the barrier bit holds.
                 release(&mut pp, f.completion);
-                Ok(Some(out))
+                Ok(())
             }
-            _ => Ok(None),
+            _ => Err(moved("its slot no longer holds a packet")),
         }
     }
 
     /// Runs one packet: `Ok(true)` done, `Ok(false)` waits (a barrier).
+    ///
+    /// The packet is launched (its slot released, the read index moved past
+    /// it) only once it can run: a barrier-AND/OR or barrier-value packet
+    /// when its dependencies are met (HSA Runtime Programmer's Reference
+    /// Manual 1.0, "Barrier-AND and barrier-OR packets": "The packet
+    /// processor will not launch any further packets in that queue until
+    /// the barrier-AND packet is complete"; "Packet states": a packet in
+    /// the launch state "is being parsed, but it has not started
+    /// execution", errors there are launch errors), a dispatch after the
+    /// checks a launch makes (scratch included), an agent dispatch once a
+    /// handler takes it. A packet that fails a launch check, or waits,
+    /// keeps the read index.
     fn execute(&self, q: &QueueState, p: &Pending) -> Result<bool, Stop> {
         let mem = self.memory();
         match &p.packet {
@@ -705,6 +768,7 @@ impl Worker {
                         return Ok(false);
                     }
                 }
+                self.launch(q, p.id)?;
                 self.complete(b.completion_signal, None)?;
             }
             Packet::BarrierOr(b) => {
@@ -720,6 +784,7 @@ impl Worker {
                 if !any && !all_null {
                     return Ok(false);
                 }
+                self.launch(q, p.id)?;
                 self.complete(b.completion_signal, None)?;
             }
             Packet::AmdBarrierValue(b) => {
@@ -731,6 +796,7 @@ impl Worker {
                         Err(e) => return Err(Stop::Code(code::VENDOR_FORMAT, e.to_string())),
                     }
                 }
+                self.launch(q, p.id)?;
                 self.complete(b.completion_signal, None)?;
             }
             Packet::KernelDispatch(k) => {
@@ -739,7 +805,7 @@ impl Worker {
                 self.complete(k.completion_signal, profiling.then_some(start))?;
             }
             Packet::AgentDispatch(a) => {
-                self.agent(a)?;
+                self.agent(q, p.id, a)?;
                 self.complete(a.completion_signal, None)?;
             }
         }
@@ -920,11 +986,12 @@ impl Worker {
             scratch,
             memory: mem,
         };
+        self.launch(q, id)?;
         core.dispatch(&d).map_err(fault_stop)?;
         Ok(profiling)
     }
 
-    fn agent(&self, a: &AgentDispatchPacket) -> Result<(), Stop> {
+    fn agent(&self, q: &QueueState, id: u64, a: &AgentDispatchPacket) -> Result<(), Stop> {
         let handler = self
             .inner
             .agent_handler
@@ -937,6 +1004,7 @@ impl Worker {
                 format!("agent dispatch {} with no handler registered", a.type_),
             ));
         };
+        self.launch(q, id)?;
         h.call(&AgentCall {
             gpu_id: self.inner.gpus[self.gpu].node.gpu_id,
             function: a.type_,

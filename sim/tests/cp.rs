@@ -52,10 +52,13 @@ fn barrier_or_completes_when_any_dependency_does() {
     std::thread::sleep(Duration::from_millis(20));
     assert_eq!(signal_value(after), 1, "both dependencies still 1");
     assert_eq!(signal_value(behind), 1);
+    // Not launched: the read index stays on the barrier (packet 0).
+    assert_eq!(q1.read_index(), 0);
     // Queue 2 completes `b` only: OR is satisfied.
     q2.submit(dispatch_words(kernel.va, data.va, b));
     wait_zero(after);
     wait_zero(behind);
+    assert_eq!(q1.read_index(), 2);
     assert_eq!(signal_value(a), 1, "the other dependency is untouched");
     // Only null dependencies: nothing to wait for.
     let free = signal(&data, 512, 1);
@@ -255,6 +258,11 @@ fn dispatches_a_gfx90a_would_refuse_are_refused_with_rocr_codes() {
         assert_eq!(signal_value(done), 1, "{what}: not completed");
         let e = c.kfd.device().queue_error(q.info.queue_id).unwrap();
         assert_eq!(e.code, want, "{what}: {}", e.what);
+        assert_eq!(
+            q.read_index(),
+            0,
+            "{what}: a refused packet is not launched"
+        );
     }
     assert_eq!(calls.load(Ordering::Acquire), 0, "no refused dispatch ran");
     // The limits themselves pass: 1024 work-items of 128 VGPRs and 112
@@ -282,12 +290,24 @@ fn insufficient_scratch_stops_the_queue_until_the_runtime_grows_it() {
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let inactive = q.inactive_signal(&data, 128);
+    // A packet with no private segment runs first, so the stalled one is
+    // not packet 0.
+    let first = signal(&data, 192, 1);
+    q.submit(dispatch_words(kernel.va, data.va, first));
+    wait_zero(first);
     let done = signal(&data, 64, 1);
     let mut p = dispatch_packet(kernel.va, data.va, done);
     p.private_segment_size = 256;
-    q.submit(zerocopy::transmute!(p));
+    let stalled = q.submit(zerocopy::transmute!(p));
+    assert_eq!(stalled, 1);
     assert_eq!(wait_inactive(inactive), code::INSUFFICIENT_SCRATCH);
     assert_eq!(signal_value(done), 1, "the dispatch waits");
+    // The read index stays on the packet the CP could not launch, and its
+    // slot still holds it: ROCr's handler reads the private segment size
+    // of the packet at read_dispatch_id.
+    assert_eq!(q.read_index(), stalled);
+    let slot = (stalled % q.slots as u64) * 64;
+    assert_eq!(q.ring.u32_at(slot + 24).load(Ordering::Acquire), 256);
     // The runtime grows scratch, updates amd_queue_t, stores 0.
     let scratch = c.buffer(1 << 20);
     q.amd
@@ -303,8 +323,9 @@ fn insufficient_scratch_stops_the_queue_until_the_runtime_grows_it() {
     // The CP retries the same packet.
     wait_zero(done);
     assert_eq!(seen.load(Ordering::Acquire), 256);
+    assert_eq!(q.read_index(), stalled + 1);
     assert_eq!(c.kfd.device().queue_error(q.info.queue_id), None);
-    assert_eq!(c.kfd.device().queue_completed(q.info.queue_id), Some(1));
+    assert_eq!(c.kfd.device().queue_completed(q.info.queue_id), Some(2));
 }
 
 #[test]
