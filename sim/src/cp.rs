@@ -333,7 +333,58 @@ struct Worker {
     sdma: HashMap<u32, SdmaLocal>,
     /// Each AQL queue's translations, kept between fetches.
     pins: RefCell<HashMap<u32, QueuePins>>,
+    /// Per-packet translations (signals, mailboxes, kernel descriptors).
+    tlb: RefCell<Tlb>,
+    /// An interrupt of this pass woke a client blocked in WAIT_EVENTS.
+    woke: std::cell::Cell<bool>,
     generation: u64,
+}
+
+/// Entries of [`Tlb`].
+const TLB_ENTRIES: usize = 8;
+
+/// A few translations the CP makes per packet, kept while the VA map does
+/// not change: the completion signal (`amd_signal_t`, 6 words), its event
+/// mailbox, the kernel descriptor. A lookup that cannot be pinned (not
+/// mapped, misaligned, read-only for a write) is left to the uncached
+/// access, which faults as before.
+#[derive(Default)]
+struct Tlb {
+    entries: Vec<(u64, usize, Access, Pinned<AtomicU64>)>,
+    /// The entry the next miss replaces once the table is full.
+    next: usize,
+}
+
+impl Tlb {
+    /// `count` words at `va` for `access`, translated once.
+    fn get(
+        &mut self,
+        mem: &GpuMemory,
+        va: u64,
+        count: usize,
+        access: Access,
+    ) -> Option<&Pinned<AtomicU64>> {
+        let hit = self
+            .entries
+            .iter()
+            .position(|(v, c, a, p)| *v == va && *c == count && *a == access && p.is_current());
+        let i = match hit {
+            Some(i) => i,
+            None => {
+                let pin = mem.pin::<AtomicU64>(va, count, access).ok()?;
+                if self.entries.len() < TLB_ENTRIES {
+                    self.entries.push((va, count, access, pin));
+                    self.entries.len() - 1
+                } else {
+                    let i = self.next;
+                    self.next = (i + 1) % TLB_ENTRIES;
+                    self.entries[i] = (va, count, access, pin);
+                    i
+                }
+            }
+        };
+        self.entries.get(i).map(|e| &e.3)
+    }
 }
 
 /// An AQL queue's ring, write and read index, and `amd_queue_t`, translated
@@ -352,6 +403,9 @@ struct QueuePins {
     /// pointers locate one and it is mapped (else each read faults as usual).
     amd_queue: Option<Pinned<AtomicU64>>,
 }
+
+/// `amd_signal_t` up to and including `end_ts` (offset 40).
+const AMD_SIGNAL_WORDS: usize = 6;
 
 /// `amd_queue_t` up to and including `queue_inactive_signal` (offset 192).
 const AMD_QUEUE_WORDS: usize = 25;
@@ -402,6 +456,8 @@ impl Worker {
             local: HashMap::new(),
             sdma: HashMap::new(),
             pins: RefCell::new(HashMap::new()),
+            tlb: RefCell::new(Tlb::default()),
+            woke: std::cell::Cell::new(false),
             generation: u64::MAX,
         }
     }
@@ -417,6 +473,7 @@ impl Worker {
         );
         let mut last_work = Instant::now();
         let mut sleep = Duration::from_micros(50);
+        let mut yield_spin = false;
         while !self.shared.stop.load(Ordering::Acquire) {
             let g = self.shared.generation.load(Ordering::Acquire);
             if g != self.generation {
@@ -450,14 +507,19 @@ impl Worker {
                 self.shared.sleeping.store(false, Ordering::Release);
                 last_work = Instant::now();
                 sleep = Duration::from_micros(50);
+                yield_spin = self.woke.replace(false);
                 continue;
             }
             let quiet = last_work.elapsed();
             if self.queues.is_empty() {
                 std::thread::park();
-            } else if quiet < SPIN_WINDOW {
+            } else if quiet < SPIN_WINDOW && !yield_spin {
                 std::hint::spin_loop();
             } else if quiet < SPIN_WINDOW * 4 {
+                // After an interrupt that woke a client blocked in
+                // WAIT_EVENTS, the window is spent yielding: the woken
+                // thread often lands on the CP's core (the waker's), and a
+                // spinning CP would hold that core until preempted.
                 std::thread::yield_now();
             } else if !self.shared.sleeping.swap(true, Ordering::AcqRel) {
                 // Announced: look at every queue once more before parking,
@@ -891,7 +953,22 @@ impl Worker {
             return Err(Stop::Code(code::INVALID_CODE, "null kernel object".into()));
         }
         let mut kd = [0u8; 64];
-        if let Err(f) = mem.read_bytes(k.kernel_object, &mut kd) {
+        let cached = self
+            .tlb
+            .borrow_mut()
+            .get(mem, k.kernel_object, 8, Access::Read)
+            .map(|pin| {
+                for (i, w) in pin.get().iter().enumerate() {
+                    kd[i * 8..i * 8 + 8].copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+                }
+            })
+            .is_some();
+        let read = if cached {
+            Ok(())
+        } else {
+            mem.read_bytes(k.kernel_object, &mut kd)
+        };
+        if let Err(f) = read {
             return Err(Stop::Code(
                 code::INVALID_CODE,
                 format!("kernel descriptor unreadable: {f}"),
@@ -1023,12 +1100,36 @@ impl Worker {
         }
         let mem = self.memory();
         let s = signal.handle;
-        if let Some(start) = start {
-            mem.store_u64(s + 32, start, Ordering::Relaxed)?;
-            mem.store_u64(s + 40, self.inner.gpu_clock(), Ordering::Relaxed)?;
+        let mailbox = {
+            let mut tlb = self.tlb.borrow_mut();
+            match tlb.get(mem, s, AMD_SIGNAL_WORDS, Access::Write) {
+                Some(pin) => {
+                    // amd_signal_t: value 8, event_mailbox_ptr 16, event_id
+                    // 24 (low half of the word), start_ts 32, end_ts 40.
+                    let w = pin.get();
+                    if let Some(start) = start {
+                        w[4].store(start, Ordering::Relaxed);
+                        w[5].store(self.inner.gpu_clock(), Ordering::Relaxed);
+                    }
+                    w[1].fetch_sub(1, Ordering::SeqCst);
+                    let mailbox = w[2].load(Ordering::Acquire);
+                    Some((mailbox, w[3].load(Ordering::Acquire) as u32))
+                }
+                None => None,
+            }
+        };
+        match mailbox {
+            Some((0, _)) => {}
+            Some((mailbox, id)) => self.raise(mailbox, id)?,
+            None => {
+                if let Some(start) = start {
+                    mem.store_u64(s + 32, start, Ordering::Relaxed)?;
+                    mem.store_u64(s + 40, self.inner.gpu_clock(), Ordering::Relaxed)?;
+                }
+                mem.atomic_u64(s + 8, AtomicOp::Sub, 1)?;
+                self.interrupt(s)?;
+            }
         }
-        mem.atomic_u64(s + 8, AtomicOp::Sub, 1)?;
-        self.interrupt(s)?;
         Ok(())
     }
 
@@ -1038,8 +1139,25 @@ impl Worker {
         let mailbox = mem.load_u64(signal + 16, Ordering::Acquire)?;
         if mailbox != 0 {
             let id = mem.load_u32(signal + 24, Ordering::Acquire)?;
+            self.raise(mailbox, id)?;
+        }
+        Ok(())
+    }
+
+    /// Event `id` to the mailbox at `mailbox`, then the interrupt.
+    fn raise(&self, mailbox: u64, id: u32) -> Result<(), MemoryFault> {
+        let mem = self.memory();
+        let cached = self
+            .tlb
+            .borrow_mut()
+            .get(mem, mailbox, 1, Access::Write)
+            .map(|pin| pin.get()[0].store(u64::from(id), Ordering::Release))
+            .is_some();
+        if !cached {
             mem.store_u64(mailbox, u64::from(id), Ordering::Release)?;
-            self.inner.events.interrupt(id);
+        }
+        if self.inner.events.interrupt(id) {
+            self.woke.set(true);
         }
         Ok(())
     }

@@ -2,7 +2,7 @@
 //! profiling timestamps, agent dispatch, the hardware's dispatch limits,
 //! the scratch handshake, faults, and destroying a busy queue.
 
-mod common;
+mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use aql::packet::{AgentDispatchPacket, BarrierOrPacket, KernelDispatchPacket};
 use aql::{FenceScope, PacketHeader, PacketType, SignalHandle};
-use common::*;
 use kfd::ioctl::raw;
 use kfd::ioctl::*;
 use sim::{AgentCall, AgentHandler, Board, DeviceMemory, ShaderFault, SimBuilder, SimDevice, code};
+use support::*;
 
 fn with_core(core: impl sim::ShaderCore + 'static) -> Client {
     let dev = SimDevice::default();
@@ -34,8 +34,8 @@ fn with_barrier_bit(mut p: KernelDispatchPacket) -> KernelDispatchPacket {
 #[test]
 fn barrier_or_completes_when_any_dependency_does() {
     let c = with_core(Counter);
-    let q1 = Queue::new(&c, false);
-    let q2 = Queue::new(&c, false);
+    let q1 = Queue::no_scratch(&c, false);
+    let q2 = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let a = signal(&data, 256, 1);
@@ -86,7 +86,7 @@ fn a_barrier_bit_packet_starts_after_the_packets_before_it_completed() {
         }
         Ok(())
     }));
-    let q = Queue::new(&c, false);
+    let q = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let first = signal(&data, 64, 1);
@@ -103,7 +103,7 @@ fn a_barrier_bit_packet_starts_after_the_packets_before_it_completed() {
 #[test]
 fn profiling_timestamps_are_ordered_across_packets() {
     let c = with_core(Counter);
-    let q = Queue::new(&c, true);
+    let q = Queue::no_scratch(&c, true);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let before = c
@@ -132,7 +132,7 @@ fn profiling_timestamps_are_ordered_across_packets() {
     }
     assert!(last <= after);
     // Without the profiling bit, no timestamps.
-    let q2 = Queue::new(&c, false);
+    let q2 = Queue::no_scratch(&c, false);
     let s = signal(&data, 1024, 1);
     q2.submit(dispatch_words(kernel.va, data.va, s));
     wait_zero(s);
@@ -155,7 +155,7 @@ fn agent_dispatch_goes_to_the_registered_handler_or_fails_the_queue() {
     let dev = SimDevice::default();
     dev.set_agent_handler(Arc::new(Recorder));
     let c = Client::with(dev);
-    let q = Queue::new(&c, false);
+    let q = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let done = signal(&data, 64, 1);
     let mut p = AgentDispatchPacket::new(7, [1, 2, 3, 4], data.va + 256);
@@ -164,8 +164,8 @@ fn agent_dispatch_goes_to_the_registered_handler_or_fails_the_queue() {
     wait_zero(done);
     assert_eq!(data.u64_at(256).load(Ordering::Acquire), 17);
 
-    let c = Client::new();
-    let q = Queue::new(&c, false);
+    let c = Client::default();
+    let q = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let inactive = q.inactive_signal(&data, 128);
     let done = signal(&data, 64, 1);
@@ -248,7 +248,7 @@ fn dispatches_a_gfx90a_would_refuse_are_refused_with_rocr_codes() {
     let mut queues = Vec::new();
     for (i, (what, mut p, want)) in cases.into_iter().enumerate() {
         // Queues (and their buffers) stay alive: their GPU mappings do.
-        queues.push(Queue::new(&c, false));
+        queues.push(Queue::no_scratch(&c, false));
         let q = queues.last().unwrap();
         let inactive = q.inactive_signal(&data, 1024 + 128 * i as u64);
         let done = signal(&data, 1024 + 128 * i as u64 + 64, 1);
@@ -267,7 +267,7 @@ fn dispatches_a_gfx90a_would_refuse_are_refused_with_rocr_codes() {
     assert_eq!(calls.load(Ordering::Acquire), 0, "no refused dispatch ran");
     // The limits themselves pass: 1024 work-items of 128 VGPRs and 112
     // SGPRs, 64 KiB LDS.
-    let q = Queue::new(&c, false);
+    let q = Queue::no_scratch(&c, false);
     let done = signal(&data, 64, 1);
     let mut p = KernelDispatchPacket::new(limits.va, data.va, [2048, 1, 1], [1024, 1, 1]);
     p.group_segment_size = 64 * 1024;
@@ -286,7 +286,7 @@ fn insufficient_scratch_stops_the_queue_until_the_runtime_grows_it() {
         s.store(d.scratch.wave64_lane_byte_size, Ordering::Release);
         Ok(())
     }));
-    let q = Queue::new(&c, false);
+    let q = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let inactive = q.inactive_signal(&data, 128);
@@ -353,8 +353,8 @@ fn a_memory_fault_reports_address_and_reason_and_evicts_only_that_gpus_queues() 
             event_page_handle: None,
         })
         .unwrap();
-    let faulting = Queue::new(&c, false);
-    let bystander = Queue::new(&c, false);
+    let faulting = Queue::no_scratch(&c, false);
+    let bystander = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let read_only = c.buffer_flags(4096, AllocMemFlags::GTT);
@@ -396,7 +396,7 @@ fn a_memory_fault_reports_address_and_reason_and_evicts_only_that_gpus_queues() 
 
     // ... and the other GPU runs on: an unmapped address faults there with
     // "not present", after a dispatch that completes.
-    let q = Queue::new(&c1, false);
+    let q = Queue::no_scratch(&c1, false);
     let d1 = c1.buffer(4096);
     let k1 = c1.buffer(4096);
     d1.u64_at(0).store(d1.va + 100, Ordering::Release);
@@ -432,8 +432,8 @@ fn destroying_a_busy_queue_waits_for_the_cp_and_disturbs_nothing_else() {
         Ok(())
     }));
     let c = Arc::new(c);
-    let busy = Queue::new(&c, false);
-    let other = Queue::new(&c, false);
+    let busy = Queue::no_scratch(&c, false);
+    let other = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let s1 = signal(&data, 64, 1);
