@@ -15,17 +15,17 @@
 
 #![allow(unsafe_code, missing_docs)]
 
-#[path = "../tests/common/mod.rs"]
-mod common;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use common::*;
 use kfd::ioctl::raw;
 use kfd::ioctl::*;
 use sim::SimDevice;
+use support::*;
 
 struct Setup {
     c: Client,

@@ -28,8 +28,10 @@ use std::time::{Duration, Instant};
 
 use aql::doorbell::NoDoorbell;
 use aql::packet::{AgentDispatchPacket, KernelDispatchPacket};
-use aql::queue::{AmdQueueProperties, Completion, PacketProcessor, PacketSlot, Poll, Ring};
-use aql::{Packet, SignalHandle};
+use aql::queue::{
+    AmdQueueProperties, Completion, LoadOrder, PacketProcessor, PacketSlot, Poll, Ring,
+};
+use aql::{Packet, PacketHeader, SignalHandle};
 use kfd::ioctl::raw;
 
 use crate::device::Inner;
@@ -303,7 +305,9 @@ impl Drop for CommandProcessor {
     }
 }
 
-/// A packet the CP took from the ring and has not finished.
+/// The packet at the read index the CP is working on: looked at, and not
+/// yet launched (a barrier waiting for its dependencies, a dispatch waiting
+/// for scratch) or launched and not finished.
 #[derive(Debug, Clone)]
 struct Pending {
     id: u64,
@@ -329,7 +333,58 @@ struct Worker {
     sdma: HashMap<u32, SdmaLocal>,
     /// Each AQL queue's translations, kept between fetches.
     pins: RefCell<HashMap<u32, QueuePins>>,
+    /// Per-packet translations (signals, mailboxes, kernel descriptors).
+    tlb: RefCell<Tlb>,
+    /// An interrupt of this pass woke a client blocked in WAIT_EVENTS.
+    woke: std::cell::Cell<bool>,
     generation: u64,
+}
+
+/// Entries of [`Tlb`].
+const TLB_ENTRIES: usize = 8;
+
+/// A few translations the CP makes per packet, kept while the VA map does
+/// not change: the completion signal (`amd_signal_t`, 6 words), its event
+/// mailbox, the kernel descriptor. A lookup that cannot be pinned (not
+/// mapped, misaligned, read-only for a write) is left to the uncached
+/// access, which faults as before.
+#[derive(Default)]
+struct Tlb {
+    entries: Vec<(u64, usize, Access, Pinned<AtomicU64>)>,
+    /// The entry the next miss replaces once the table is full.
+    next: usize,
+}
+
+impl Tlb {
+    /// `count` words at `va` for `access`, translated once.
+    fn get(
+        &mut self,
+        mem: &GpuMemory,
+        va: u64,
+        count: usize,
+        access: Access,
+    ) -> Option<&Pinned<AtomicU64>> {
+        let hit = self
+            .entries
+            .iter()
+            .position(|(v, c, a, p)| *v == va && *c == count && *a == access && p.is_current());
+        let i = match hit {
+            Some(i) => i,
+            None => {
+                let pin = mem.pin::<AtomicU64>(va, count, access).ok()?;
+                if self.entries.len() < TLB_ENTRIES {
+                    self.entries.push((va, count, access, pin));
+                    self.entries.len() - 1
+                } else {
+                    let i = self.next;
+                    self.next = (i + 1) % TLB_ENTRIES;
+                    self.entries[i] = (va, count, access, pin);
+                    i
+                }
+            }
+        };
+        self.entries.get(i).map(|e| &e.3)
+    }
 }
 
 /// An AQL queue's ring, write and read index, and `amd_queue_t`, translated
@@ -348,6 +403,9 @@ struct QueuePins {
     /// pointers locate one and it is mapped (else each read faults as usual).
     amd_queue: Option<Pinned<AtomicU64>>,
 }
+
+/// `amd_signal_t` up to and including `end_ts` (offset 40).
+const AMD_SIGNAL_WORDS: usize = 6;
 
 /// `amd_queue_t` up to and including `queue_inactive_signal` (offset 192).
 const AMD_QUEUE_WORDS: usize = 25;
@@ -398,6 +456,8 @@ impl Worker {
             local: HashMap::new(),
             sdma: HashMap::new(),
             pins: RefCell::new(HashMap::new()),
+            tlb: RefCell::new(Tlb::default()),
+            woke: std::cell::Cell::new(false),
             generation: u64::MAX,
         }
     }
@@ -413,6 +473,7 @@ impl Worker {
         );
         let mut last_work = Instant::now();
         let mut sleep = Duration::from_micros(50);
+        let mut yield_spin = false;
         while !self.shared.stop.load(Ordering::Acquire) {
             let g = self.shared.generation.load(Ordering::Acquire);
             if g != self.generation {
@@ -446,14 +507,19 @@ impl Worker {
                 self.shared.sleeping.store(false, Ordering::Release);
                 last_work = Instant::now();
                 sleep = Duration::from_micros(50);
+                yield_spin = self.woke.replace(false);
                 continue;
             }
             let quiet = last_work.elapsed();
             if self.queues.is_empty() {
                 std::thread::park();
-            } else if quiet < SPIN_WINDOW {
+            } else if quiet < SPIN_WINDOW && !yield_spin {
                 std::hint::spin_loop();
             } else if quiet < SPIN_WINDOW * 4 {
+                // After an interrupt that woke a client blocked in
+                // WAIT_EVENTS, the window is spent yielding: the woken
+                // thread often lands on the CP's core (the waker's), and a
+                // spinning CP would hold that core until preempted.
                 std::thread::yield_now();
             } else if !self.shared.sleeping.swap(true, Ordering::AcqRel) {
                 // Announced: look at every queue once more before parking,
@@ -616,7 +682,7 @@ impl Worker {
                     }
                 }
             }
-            match self.fetch(q) {
+            match self.peek(q) {
                 Ok(None) => return worked,
                 Ok(Some(Ok(p))) => {
                     worked = true;
@@ -641,9 +707,9 @@ impl Worker {
         worked
     }
 
-    /// Takes the next packet off the ring with `aql`'s packet processor.
-    #[allow(clippy::type_complexity)]
-    fn fetch(&self, q: &QueueState) -> Result<Option<Result<Pending, (u64, String)>>, MemoryFault> {
+    /// Makes the queue's ring, index and `amd_queue_t` translations current
+    /// (see [`QueuePins`]).
+    fn pin_queue(&self, q: &QueueState) -> Result<(), MemoryFault> {
         let (base, size, _, _) = q.ring();
         let mut pins = self.pins.borrow_mut();
         let stale = pins
@@ -669,6 +735,21 @@ impl Worker {
                 },
             );
         }
+        Ok(())
+    }
+
+    /// Looks at the packet at the read index without consuming it: the read
+    /// index stays on a packet until the CP launches it ([`Self::launch`]),
+    /// as the HSA Runtime Programmer's Reference Manual 1.0 defines the read
+    /// index (section "Queues": "the number of packets that have been
+    /// processed and released by the queue's packet processor (i.e., the
+    /// identifier of the next packet to be released)"), and as ROCr's
+    /// scratch handler relies on (`DynamicQueueEventsHandler` reads the
+    /// stalled dispatch at `read_dispatch_id`).
+    #[allow(clippy::type_complexity)]
+    fn peek(&self, q: &QueueState) -> Result<Option<Result<Pending, (u64, String)>>, MemoryFault> {
+        self.pin_queue(q)?;
+        let pins = self.pins.borrow();
         let Some(p) = pins.get(&q.id) else {
             return Ok(None);
         };
@@ -676,26 +757,70 @@ impl Worker {
         else {
             return Ok(None);
         };
-        let Some(mut pp) = ring.packet_processor() else {
+        let id = ring.load_read_index(LoadOrder::Acquire);
+        // Acquire on word 0 (the producer's release store publishes the
+        // body words read after it).
+        let words = ring.slot(id).load_words();
+        if PacketHeader(words[0] as u16).is_invalid() {
             return Ok(None);
+        }
+        Ok(Some(match Packet::decode(&words) {
+            Ok(packet) => Ok(Pending { id, packet }),
+            Err(e) => Err((id, e.to_string())),
+        }))
+    }
+
+    /// Launches packet `id`, the one [`Self::peek`] returned: `aql`'s
+    /// packet processor consumes its slot (INVALID again) and moves the read
+    /// index past it with release. Called once the packet passed every
+    /// launch check (a dispatch about to run, a barrier whose dependencies
+    /// are met), so a packet the CP cannot launch keeps the read index.
+    fn launch(&self, q: &QueueState, id: u64) -> Result<(), Stop> {
+        self.pin_queue(q)?;
+        let pins = self.pins.borrow();
+        let moved = |what: &str| {
+            Stop::Code(
+                code::INVALID_FORMAT,
+                format!("packet {id} could not be launched: {what}"),
+            )
         };
+        let Some(p) = pins.get(&q.id) else {
+            return Err(moved("the ring is gone"));
+        };
+        let Ok(ring) = Ring::new(p.ring.get(), &p.wptr.get()[0], &p.rptr.get()[0], NoDoorbell)
+        else {
+            return Err(moved("the ring is not a power of two of packets"));
+        };
+        let Some(mut pp) = ring.packet_processor() else {
+            return Err(moved("the ring has another packet processor"));
+        };
+        if pp.read_index() != id {
+            return Err(moved("the read index moved under the packet processor"));
+        }
         match pp.poll() {
             Poll::Ready(f) => {
-                let id = f.id;
-                let out = match f.packet {
-                    Ok(packet) => Ok(Pending { id, packet }),
-                    Err(e) => Err((id, e.to_string())),
-                };
                 // In-order execution: the packet completes before the next
-                // is fetched, so the barrier bit holds.
+                // is looked at, so the barrier bit holds.
                 release(&mut pp, f.completion);
-                Ok(Some(out))
+                Ok(())
             }
-            _ => Ok(None),
+            _ => Err(moved("its slot no longer holds a packet")),
         }
     }
 
     /// Runs one packet: `Ok(true)` done, `Ok(false)` waits (a barrier).
+    ///
+    /// The packet is launched (its slot released, the read index moved past
+    /// it) only once it can run: a barrier-AND/OR or barrier-value packet
+    /// when its dependencies are met (HSA Runtime Programmer's Reference
+    /// Manual 1.0, "Barrier-AND and barrier-OR packets": "The packet
+    /// processor will not launch any further packets in that queue until
+    /// the barrier-AND packet is complete"; "Packet states": a packet in
+    /// the launch state "is being parsed, but it has not started
+    /// execution", errors there are launch errors), a dispatch after the
+    /// checks a launch makes (scratch included), an agent dispatch once a
+    /// handler takes it. A packet that fails a launch check, or waits,
+    /// keeps the read index.
     fn execute(&self, q: &QueueState, p: &Pending) -> Result<bool, Stop> {
         let mem = self.memory();
         match &p.packet {
@@ -705,6 +830,7 @@ impl Worker {
                         return Ok(false);
                     }
                 }
+                self.launch(q, p.id)?;
                 self.complete(b.completion_signal, None)?;
             }
             Packet::BarrierOr(b) => {
@@ -720,6 +846,7 @@ impl Worker {
                 if !any && !all_null {
                     return Ok(false);
                 }
+                self.launch(q, p.id)?;
                 self.complete(b.completion_signal, None)?;
             }
             Packet::AmdBarrierValue(b) => {
@@ -731,6 +858,7 @@ impl Worker {
                         Err(e) => return Err(Stop::Code(code::VENDOR_FORMAT, e.to_string())),
                     }
                 }
+                self.launch(q, p.id)?;
                 self.complete(b.completion_signal, None)?;
             }
             Packet::KernelDispatch(k) => {
@@ -739,7 +867,7 @@ impl Worker {
                 self.complete(k.completion_signal, profiling.then_some(start))?;
             }
             Packet::AgentDispatch(a) => {
-                self.agent(a)?;
+                self.agent(q, p.id, a)?;
                 self.complete(a.completion_signal, None)?;
             }
         }
@@ -825,7 +953,22 @@ impl Worker {
             return Err(Stop::Code(code::INVALID_CODE, "null kernel object".into()));
         }
         let mut kd = [0u8; 64];
-        if let Err(f) = mem.read_bytes(k.kernel_object, &mut kd) {
+        let cached = self
+            .tlb
+            .borrow_mut()
+            .get(mem, k.kernel_object, 8, Access::Read)
+            .map(|pin| {
+                for (i, w) in pin.get().iter().enumerate() {
+                    kd[i * 8..i * 8 + 8].copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+                }
+            })
+            .is_some();
+        let read = if cached {
+            Ok(())
+        } else {
+            mem.read_bytes(k.kernel_object, &mut kd)
+        };
+        if let Err(f) = read {
             return Err(Stop::Code(
                 code::INVALID_CODE,
                 format!("kernel descriptor unreadable: {f}"),
@@ -920,11 +1063,12 @@ impl Worker {
             scratch,
             memory: mem,
         };
+        self.launch(q, id)?;
         core.dispatch(&d).map_err(fault_stop)?;
         Ok(profiling)
     }
 
-    fn agent(&self, a: &AgentDispatchPacket) -> Result<(), Stop> {
+    fn agent(&self, q: &QueueState, id: u64, a: &AgentDispatchPacket) -> Result<(), Stop> {
         let handler = self
             .inner
             .agent_handler
@@ -937,6 +1081,7 @@ impl Worker {
                 format!("agent dispatch {} with no handler registered", a.type_),
             ));
         };
+        self.launch(q, id)?;
         h.call(&AgentCall {
             gpu_id: self.inner.gpus[self.gpu].node.gpu_id,
             function: a.type_,
@@ -955,12 +1100,36 @@ impl Worker {
         }
         let mem = self.memory();
         let s = signal.handle;
-        if let Some(start) = start {
-            mem.store_u64(s + 32, start, Ordering::Relaxed)?;
-            mem.store_u64(s + 40, self.inner.gpu_clock(), Ordering::Relaxed)?;
+        let mailbox = {
+            let mut tlb = self.tlb.borrow_mut();
+            match tlb.get(mem, s, AMD_SIGNAL_WORDS, Access::Write) {
+                Some(pin) => {
+                    // amd_signal_t: value 8, event_mailbox_ptr 16, event_id
+                    // 24 (low half of the word), start_ts 32, end_ts 40.
+                    let w = pin.get();
+                    if let Some(start) = start {
+                        w[4].store(start, Ordering::Relaxed);
+                        w[5].store(self.inner.gpu_clock(), Ordering::Relaxed);
+                    }
+                    w[1].fetch_sub(1, Ordering::SeqCst);
+                    let mailbox = w[2].load(Ordering::Acquire);
+                    Some((mailbox, w[3].load(Ordering::Acquire) as u32))
+                }
+                None => None,
+            }
+        };
+        match mailbox {
+            Some((0, _)) => {}
+            Some((mailbox, id)) => self.raise(mailbox, id)?,
+            None => {
+                if let Some(start) = start {
+                    mem.store_u64(s + 32, start, Ordering::Relaxed)?;
+                    mem.store_u64(s + 40, self.inner.gpu_clock(), Ordering::Relaxed)?;
+                }
+                mem.atomic_u64(s + 8, AtomicOp::Sub, 1)?;
+                self.interrupt(s)?;
+            }
         }
-        mem.atomic_u64(s + 8, AtomicOp::Sub, 1)?;
-        self.interrupt(s)?;
         Ok(())
     }
 
@@ -970,8 +1139,25 @@ impl Worker {
         let mailbox = mem.load_u64(signal + 16, Ordering::Acquire)?;
         if mailbox != 0 {
             let id = mem.load_u32(signal + 24, Ordering::Acquire)?;
+            self.raise(mailbox, id)?;
+        }
+        Ok(())
+    }
+
+    /// Event `id` to the mailbox at `mailbox`, then the interrupt.
+    fn raise(&self, mailbox: u64, id: u32) -> Result<(), MemoryFault> {
+        let mem = self.memory();
+        let cached = self
+            .tlb
+            .borrow_mut()
+            .get(mem, mailbox, 1, Access::Write)
+            .map(|pin| pin.get()[0].store(u64::from(id), Ordering::Release))
+            .is_some();
+        if !cached {
             mem.store_u64(mailbox, u64::from(id), Ordering::Release)?;
-            self.inner.events.interrupt(id);
+        }
+        if self.inner.events.interrupt(id) {
+            self.woke.set(true);
         }
         Ok(())
     }

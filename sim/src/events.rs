@@ -216,11 +216,12 @@ impl Events {
 
     /// `kfd_signal_event_interrupt`: the firmware wrote `partial_id` to a
     /// mailbox and raised an interrupt; the event whose slot is no longer
-    /// unsignaled is set and its slot acknowledged.
-    pub(crate) fn interrupt(&self, partial_id: u32) {
+    /// unsignaled is set and its slot acknowledged. Returns whether a
+    /// waiter blocked on a set event was woken.
+    pub(crate) fn interrupt(&self, partial_id: u32) -> bool {
         let mut t = lock(&self.table);
         let Some(page) = t.page.clone() else {
-            return;
+            return false;
         };
         // Whether a set event has a waiter to wake (no futex syscall
         // for an interrupt nobody sleeps on).
@@ -258,6 +259,7 @@ impl Events {
         if wake {
             self.changed.notify_all();
         }
+        wake
     }
 
     /// `kfd_signal_vm_fault_event`: every memory event gets `data`.

@@ -2,7 +2,7 @@
 //! profiling timestamps, agent dispatch, the hardware's dispatch limits,
 //! the scratch handshake, faults, and destroying a busy queue.
 
-mod common;
+mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use aql::packet::{AgentDispatchPacket, BarrierOrPacket, KernelDispatchPacket};
 use aql::{FenceScope, PacketHeader, PacketType, SignalHandle};
-use common::*;
 use kfd::ioctl::raw;
 use kfd::ioctl::*;
 use sim::{AgentCall, AgentHandler, Board, DeviceMemory, ShaderFault, SimBuilder, SimDevice, code};
+use support::*;
 
 fn with_core(core: impl sim::ShaderCore + 'static) -> Client {
     let dev = SimDevice::default();
@@ -34,8 +34,8 @@ fn with_barrier_bit(mut p: KernelDispatchPacket) -> KernelDispatchPacket {
 #[test]
 fn barrier_or_completes_when_any_dependency_does() {
     let c = with_core(Counter);
-    let q1 = Queue::new(&c, false);
-    let q2 = Queue::new(&c, false);
+    let q1 = Queue::no_scratch(&c, false);
+    let q2 = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let a = signal(&data, 256, 1);
@@ -52,10 +52,13 @@ fn barrier_or_completes_when_any_dependency_does() {
     std::thread::sleep(Duration::from_millis(20));
     assert_eq!(signal_value(after), 1, "both dependencies still 1");
     assert_eq!(signal_value(behind), 1);
+    // Not launched: the read index stays on the barrier (packet 0).
+    assert_eq!(q1.read_index(), 0);
     // Queue 2 completes `b` only: OR is satisfied.
     q2.submit(dispatch_words(kernel.va, data.va, b));
     wait_zero(after);
     wait_zero(behind);
+    assert_eq!(q1.read_index(), 2);
     assert_eq!(signal_value(a), 1, "the other dependency is untouched");
     // Only null dependencies: nothing to wait for.
     let free = signal(&data, 512, 1);
@@ -83,7 +86,7 @@ fn a_barrier_bit_packet_starts_after_the_packets_before_it_completed() {
         }
         Ok(())
     }));
-    let q = Queue::new(&c, false);
+    let q = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let first = signal(&data, 64, 1);
@@ -100,7 +103,7 @@ fn a_barrier_bit_packet_starts_after_the_packets_before_it_completed() {
 #[test]
 fn profiling_timestamps_are_ordered_across_packets() {
     let c = with_core(Counter);
-    let q = Queue::new(&c, true);
+    let q = Queue::no_scratch(&c, true);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let before = c
@@ -129,7 +132,7 @@ fn profiling_timestamps_are_ordered_across_packets() {
     }
     assert!(last <= after);
     // Without the profiling bit, no timestamps.
-    let q2 = Queue::new(&c, false);
+    let q2 = Queue::no_scratch(&c, false);
     let s = signal(&data, 1024, 1);
     q2.submit(dispatch_words(kernel.va, data.va, s));
     wait_zero(s);
@@ -152,7 +155,7 @@ fn agent_dispatch_goes_to_the_registered_handler_or_fails_the_queue() {
     let dev = SimDevice::default();
     dev.set_agent_handler(Arc::new(Recorder));
     let c = Client::with(dev);
-    let q = Queue::new(&c, false);
+    let q = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let done = signal(&data, 64, 1);
     let mut p = AgentDispatchPacket::new(7, [1, 2, 3, 4], data.va + 256);
@@ -161,8 +164,8 @@ fn agent_dispatch_goes_to_the_registered_handler_or_fails_the_queue() {
     wait_zero(done);
     assert_eq!(data.u64_at(256).load(Ordering::Acquire), 17);
 
-    let c = Client::new();
-    let q = Queue::new(&c, false);
+    let c = Client::default();
+    let q = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let inactive = q.inactive_signal(&data, 128);
     let done = signal(&data, 64, 1);
@@ -245,7 +248,7 @@ fn dispatches_a_gfx90a_would_refuse_are_refused_with_rocr_codes() {
     let mut queues = Vec::new();
     for (i, (what, mut p, want)) in cases.into_iter().enumerate() {
         // Queues (and their buffers) stay alive: their GPU mappings do.
-        queues.push(Queue::new(&c, false));
+        queues.push(Queue::no_scratch(&c, false));
         let q = queues.last().unwrap();
         let inactive = q.inactive_signal(&data, 1024 + 128 * i as u64);
         let done = signal(&data, 1024 + 128 * i as u64 + 64, 1);
@@ -255,11 +258,16 @@ fn dispatches_a_gfx90a_would_refuse_are_refused_with_rocr_codes() {
         assert_eq!(signal_value(done), 1, "{what}: not completed");
         let e = c.kfd.device().queue_error(q.info.queue_id).unwrap();
         assert_eq!(e.code, want, "{what}: {}", e.what);
+        assert_eq!(
+            q.read_index(),
+            0,
+            "{what}: a refused packet is not launched"
+        );
     }
     assert_eq!(calls.load(Ordering::Acquire), 0, "no refused dispatch ran");
     // The limits themselves pass: 1024 work-items of 128 VGPRs and 112
     // SGPRs, 64 KiB LDS.
-    let q = Queue::new(&c, false);
+    let q = Queue::no_scratch(&c, false);
     let done = signal(&data, 64, 1);
     let mut p = KernelDispatchPacket::new(limits.va, data.va, [2048, 1, 1], [1024, 1, 1]);
     p.group_segment_size = 64 * 1024;
@@ -278,16 +286,28 @@ fn insufficient_scratch_stops_the_queue_until_the_runtime_grows_it() {
         s.store(d.scratch.wave64_lane_byte_size, Ordering::Release);
         Ok(())
     }));
-    let q = Queue::new(&c, false);
+    let q = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let inactive = q.inactive_signal(&data, 128);
+    // A packet with no private segment runs first, so the stalled one is
+    // not packet 0.
+    let first = signal(&data, 192, 1);
+    q.submit(dispatch_words(kernel.va, data.va, first));
+    wait_zero(first);
     let done = signal(&data, 64, 1);
     let mut p = dispatch_packet(kernel.va, data.va, done);
     p.private_segment_size = 256;
-    q.submit(zerocopy::transmute!(p));
+    let stalled = q.submit(zerocopy::transmute!(p));
+    assert_eq!(stalled, 1);
     assert_eq!(wait_inactive(inactive), code::INSUFFICIENT_SCRATCH);
     assert_eq!(signal_value(done), 1, "the dispatch waits");
+    // The read index stays on the packet the CP could not launch, and its
+    // slot still holds it: ROCr's handler reads the private segment size
+    // of the packet at read_dispatch_id.
+    assert_eq!(q.read_index(), stalled);
+    let slot = (stalled % q.slots as u64) * 64;
+    assert_eq!(q.ring.u32_at(slot + 24).load(Ordering::Acquire), 256);
     // The runtime grows scratch, updates amd_queue_t, stores 0.
     let scratch = c.buffer(1 << 20);
     q.amd
@@ -303,8 +323,9 @@ fn insufficient_scratch_stops_the_queue_until_the_runtime_grows_it() {
     // The CP retries the same packet.
     wait_zero(done);
     assert_eq!(seen.load(Ordering::Acquire), 256);
+    assert_eq!(q.read_index(), stalled + 1);
     assert_eq!(c.kfd.device().queue_error(q.info.queue_id), None);
-    assert_eq!(c.kfd.device().queue_completed(q.info.queue_id), Some(1));
+    assert_eq!(c.kfd.device().queue_completed(q.info.queue_id), Some(2));
 }
 
 #[test]
@@ -332,8 +353,8 @@ fn a_memory_fault_reports_address_and_reason_and_evicts_only_that_gpus_queues() 
             event_page_handle: None,
         })
         .unwrap();
-    let faulting = Queue::new(&c, false);
-    let bystander = Queue::new(&c, false);
+    let faulting = Queue::no_scratch(&c, false);
+    let bystander = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let read_only = c.buffer_flags(4096, AllocMemFlags::GTT);
@@ -375,7 +396,7 @@ fn a_memory_fault_reports_address_and_reason_and_evicts_only_that_gpus_queues() 
 
     // ... and the other GPU runs on: an unmapped address faults there with
     // "not present", after a dispatch that completes.
-    let q = Queue::new(&c1, false);
+    let q = Queue::no_scratch(&c1, false);
     let d1 = c1.buffer(4096);
     let k1 = c1.buffer(4096);
     d1.u64_at(0).store(d1.va + 100, Ordering::Release);
@@ -411,8 +432,8 @@ fn destroying_a_busy_queue_waits_for_the_cp_and_disturbs_nothing_else() {
         Ok(())
     }));
     let c = Arc::new(c);
-    let busy = Queue::new(&c, false);
-    let other = Queue::new(&c, false);
+    let busy = Queue::no_scratch(&c, false);
+    let other = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let s1 = signal(&data, 64, 1);

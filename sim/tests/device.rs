@@ -4,7 +4,7 @@
 
 #![allow(unsafe_code)]
 
-mod common;
+mod support;
 
 use std::os::fd::AsFd;
 use std::sync::Arc;
@@ -13,13 +13,13 @@ use std::time::{Duration, Instant};
 
 use aql::packet::BarrierAndPacket;
 use aql::{PacketHeader, SignalHandle};
-use common::*;
 use kfd::Kfd;
 use kfd::ioctl::raw;
 use kfd::ioctl::*;
 use kfd::topology::Topology;
 use rustix::io::Errno;
 use sim::SimDevice;
+use support::*;
 
 #[test]
 fn unknown_request_codes_are_enotty_and_the_deprecated_ones_eperm() {
@@ -44,7 +44,7 @@ fn unknown_request_codes_are_enotty_and_the_deprecated_ones_eperm() {
 
 #[test]
 fn version_apertures_clock_and_memory_accounting() {
-    let c = Client::new();
+    let c = Client::default();
     assert_eq!(c.kfd.version(), KfdVersion::new(1, 18));
     let ap = c.kfd.process_apertures().unwrap();
     assert_eq!(ap.len(), 1);
@@ -165,7 +165,7 @@ fn dispatch_completes_through_the_doorbell_with_profiling_timestamps() {
     let dev = SimDevice::default();
     dev.set_shader_core(Arc::new(Counter));
     let c = Client::with(dev);
-    let q = Queue::new(&c, true);
+    let q = Queue::no_scratch(&c, true);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let done = signal(&data, 64, 1);
@@ -205,7 +205,7 @@ fn dispatch_completes_through_the_doorbell_with_profiling_timestamps() {
 #[test]
 fn without_a_shader_core_the_dispatch_fails_through_the_error_path() {
     let c = Client::with(sim::SimBuilder::new().without_shader_core().build());
-    let q = Queue::new(&c, false);
+    let q = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let inactive = signal(&data, 128, 0);
@@ -239,7 +239,7 @@ fn an_interrupt_signal_wakes_a_wait_events_waiter() {
     let dev = SimDevice::default();
     dev.set_shader_core(Arc::new(Counter));
     let c = Client::with(dev);
-    let q = Queue::new(&c, false);
+    let q = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     // dGPU style: the event page is a buffer of ours given to the first event.
@@ -284,8 +284,8 @@ fn barrier_and_waits_for_another_queues_signal() {
     let dev = SimDevice::default();
     dev.set_shader_core(Arc::new(Counter));
     let c = Client::with(dev);
-    let q1 = Queue::new(&c, false);
-    let q2 = Queue::new(&c, false);
+    let q1 = Queue::no_scratch(&c, false);
+    let q2 = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let kernel = c.buffer(4096);
     let gate = signal(&data, 256, 1);
@@ -320,8 +320,8 @@ fn barrier_and_waits_for_another_queues_signal() {
 
 #[test]
 fn an_invalid_packet_stops_the_queue_with_the_format_code() {
-    let c = Client::new();
-    let q = Queue::new(&c, false);
+    let c = Client::default();
+    let q = Queue::no_scratch(&c, false);
     let data = c.buffer(4096);
     let inactive = signal(&data, 128, 0);
     atomic_u64(q.amd.va + 192).store(inactive.handle, Ordering::Release);

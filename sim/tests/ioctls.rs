@@ -3,12 +3,11 @@
 
 #![allow(unsafe_code)]
 
-mod common;
+mod support;
 
 use std::os::fd::AsFd;
 use std::sync::atomic::Ordering;
 
-use common::*;
 use kfd::Kfd;
 use kfd::ioctl::consts::*;
 use kfd::ioctl::raw;
@@ -16,12 +15,13 @@ use kfd::ioctl::*;
 use kfd::topology::Topology;
 use rustix::io::Errno;
 use sim::{Board, SimBuilder, SimDevice};
+use support::*;
 
 /// `kfd_ioctl_update_queue` + `pqm_update_queue_properties`.
 #[test]
 fn update_queue_checks_the_new_ring_and_moves_the_reference() {
-    let c = Client::new();
-    let q = Queue::new(&c, false);
+    let c = Client::default();
+    let q = Queue::no_scratch(&c, false);
     let update = |id, base, size, pct| {
         // SAFETY: any ring passed is a live buffer mapped to the GPU (or null).
         errno(unsafe {
@@ -82,8 +82,8 @@ fn update_queue_checks_the_new_ring_and_moves_the_reference() {
 /// `kfd_ioctl_set_cu_mask` + `pqm_update_mqd`, `kfd_ioctl_get_queue_wave_state`.
 #[test]
 fn cu_mask_and_wave_state() {
-    let c = Client::new();
-    let q = Queue::new(&c, false);
+    let c = Client::default();
+    let q = Queue::no_scratch(&c, false);
     c.kfd.set_cu_mask(q.info.queue_id, &[!0; 4]).unwrap();
     // More than 1024 bits: the driver keeps the first 1024.
     c.kfd.set_cu_mask(q.info.queue_id, &[!0; 40]).unwrap();
@@ -122,7 +122,7 @@ fn cu_mask_and_wave_state() {
 /// `kfd_ioctl_reset_event` (`kfd_reset_event`), and set/wait around it.
 #[test]
 fn reset_event_clears_a_signaled_event() {
-    let c = Client::new();
+    let c = Client::default();
     let page = c.buffer(kfd::EVENT_PAGE_SIZE);
     let ev = c
         .kfd
@@ -209,7 +209,7 @@ fn per_gpu_settings_and_their_bind_errors() {
 /// copy zeroes its count.
 #[test]
 fn tile_config() {
-    let c = Client::new();
+    let c = Client::default();
     let mut tiles = [7u32; 40];
     let mut macros = [7u32; 20];
     let t = c
@@ -242,7 +242,7 @@ fn tile_config() {
 /// (`svm_range_is_valid` -> -EFAULT), attributes set then read back.
 #[test]
 fn svm_attributes_round_trip() {
-    let c = Client::new();
+    let c = Client::default();
     // SAFETY: a fresh anonymous mapping of ours.
     let va = unsafe {
         rustix::mm::mmap_anonymous(
@@ -309,7 +309,7 @@ fn svm_attributes_round_trip() {
 /// process that has queues (-EBUSY, -EEXIST).
 #[test]
 fn xnack_and_runtime_enable_refuse_a_process_with_queues() {
-    let c = Client::new();
+    let c = Client::default();
     assert_eq!(c.kfd.xnack_mode().unwrap(), XnackMode::Disabled);
     c.kfd.set_xnack_mode(XnackMode::Enabled).unwrap();
     assert_eq!(c.kfd.xnack_mode().unwrap(), XnackMode::Enabled);
@@ -320,7 +320,7 @@ fn xnack_and_runtime_enable_refuse_a_process_with_queues() {
         Some(Errno::BUSY)
     );
     c.kfd.runtime_enable(0, RuntimeEnableMode::empty()).unwrap();
-    let q = Queue::new(&c, false);
+    let q = Queue::no_scratch(&c, false);
     assert_eq!(
         errno(c.kfd.set_xnack_mode(XnackMode::Enabled)),
         Some(Errno::BUSY)
@@ -337,7 +337,7 @@ fn xnack_and_runtime_enable_refuse_a_process_with_queues() {
 /// the same memory at another GPU address.
 #[test]
 fn dmabuf_export_info_import() {
-    let c = Client::new();
+    let c = Client::default();
     let b = c.buffer(8192);
     let fd = c.kfd.export_dmabuf(b.handle).unwrap();
     let mut meta = [];
@@ -400,7 +400,7 @@ fn dmabuf_export_info_import() {
 /// `kfd_ioctl_smi_events`: a descriptor per open; unknown GPU -EINVAL.
 #[test]
 fn smi_events() {
-    let c = Client::new();
+    let c = Client::default();
     let fd = c.kfd.smi_events(c.gpu_id).unwrap();
     assert!(rustix::fs::fstat(fd.as_fd()).is_ok());
     assert_eq!(errno(c.kfd.smi_events(0x99)), Some(Errno::INVAL));
@@ -434,7 +434,7 @@ fn acquire_vm_across_gpus() {
 /// `kfd_mmap`: doorbell and MMIO offsets of an unknown GPU are -ENODEV.
 #[test]
 fn mmap_of_an_unknown_gpu_is_enodev() {
-    let c = Client::new();
+    let c = Client::default();
     let doorbell = KFD_MMAP_TYPE_DOORBELL_OFFSET | (0x77 << 46);
     assert_eq!(
         errno(c.kfd.map(doorbell, 8192, "doorbell")),
@@ -451,7 +451,7 @@ const KFD_MMAP_TYPE_DOORBELL_OFFSET: u64 = 0x3 << 62;
 /// stack and CWSR sizes and a CWSR area.
 #[test]
 fn create_queue_checks_every_buffer_like_kfd_queue_acquire_buffers() {
-    let c = Client::new();
+    let c = Client::default();
     let ring = c.buffer(4096);
     let amd = c.buffer(4096);
     let eop = c.buffer(4096);

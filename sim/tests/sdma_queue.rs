@@ -4,15 +4,15 @@
 
 #![allow(unsafe_code)]
 
-mod common;
+mod support;
 
 use std::cell::Cell;
 use std::sync::atomic::Ordering;
 
-use common::*;
 use kfd::ioctl::raw;
 use kfd::ioctl::*;
 use sim::sdma::packet::{Atomic, ConstantFill, CopyLinear, Fence, Packet, Timestamp, Trap};
+use support::*;
 
 struct SdmaQ {
     info: kfd::QueueInfo,
@@ -77,7 +77,7 @@ impl SdmaQ {
 
 #[test]
 fn copy_fill_atomic_fence_and_timestamps_through_the_doorbell() {
-    let c = Client::new();
+    let c = Client::default();
     let q = SdmaQ::new(&c, QueueType::Sdma);
     let src = c.buffer(64 * 1024);
     let dst = c.buffer(64 * 1024);
@@ -165,7 +165,7 @@ fn copy_fill_atomic_fence_and_timestamps_through_the_doorbell() {
 
 #[test]
 fn a_trap_fires_the_kfd_event_and_a_copy_fault_is_a_vm_fault() {
-    let c = Client::new();
+    let c = Client::default();
     let q = SdmaQ::new(&c, QueueType::Sdma);
     let page = c.buffer(kfd::EVENT_PAGE_SIZE);
     let ev = c
@@ -232,7 +232,7 @@ fn a_trap_fires_the_kfd_event_and_a_copy_fault_is_a_vm_fault() {
 
 #[test]
 fn sdma_queue_types_and_engines() {
-    let c = Client::new();
+    let c = Client::default();
     // MI210 (Aldebaran): two PCIe SDMA engines, three XGMI engines.
     let a = SdmaQ::new(&c, QueueType::Sdma);
     let b = SdmaQ::new(&c, QueueType::Sdma);

@@ -1,13 +1,13 @@
 //! Stress: 4 queues, two producer threads each, many packets; every
 //! completion is seen exactly once.
 
-mod common;
+mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use common::*;
 use sim::SimDevice;
+use support::*;
 
 const QUEUES: usize = 4;
 const THREADS_PER_QUEUE: usize = 2;

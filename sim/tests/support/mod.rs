@@ -1,9 +1,11 @@
-//! Shared client code for the shader-core tests: a process that drives
-//! `Kfd<SimDevice>` as a runtime would (buffers allocated and mapped
-//! through the ioctls, GPU VA == CPU VA), loads a code object with
+//! The sim's test client, shared by every test (and the `cp_roundtrip`
+//! bench): a process that drives `Kfd<SimDevice>` as a runtime would
+//! (buffers allocated and mapped through the ioctls, GPU VA == CPU VA,
+//! render nodes, AQL queues with the buffers `kfd_queue_acquire_buffers`
+//! wants, rung through the doorbell page), loads a code object with
 //! `loader-core` into GPU memory, builds kernargs from the code object's
 //! metadata (COv5 hidden arguments included), writes AQL packets, rings
-//! the doorbell and waits on the completion signal.
+//! the doorbell and waits on the completion signal. No runtime involved.
 
 #![allow(dead_code, unsafe_code)]
 
@@ -11,7 +13,7 @@ use std::collections::HashMap;
 use std::os::fd::AsFd;
 use std::ptr::NonNull;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use aql::doorbell::MmioDoorbell;
@@ -20,12 +22,14 @@ use aql::queue::{PacketSlot, Ring};
 use aql::{PacketHeader, SignalHandle};
 use kfd::ioctl::*;
 use kfd::topology::Topology;
-use kfd::{BufferMapping, Kfd, QueueDesc, RenderNode};
+use kfd::{BufferMapping, Error, Kfd, QueueDesc, RenderNode};
 use loader_core::load::{AgentMemory, MemoryError, MemoryOp};
 use loader_core::metadata::ValueKind;
-use sim::{Interpreter, SimBuilder, SimDevice};
+use rustix::io::Errno;
+use sim::{DeviceMemory, Dispatch, Interpreter, ShaderCore, ShaderFault, SimBuilder, SimDevice};
 
-const FLAGS: AllocMemFlags = AllocMemFlags::GTT
+/// What test buffers are allocated with: GTT, writable, executable.
+pub const FLAGS: AllocMemFlags = AllocMemFlags::GTT
     .union(AllocMemFlags::WRITABLE)
     .union(AllocMemFlags::EXECUTABLE);
 
@@ -46,6 +50,20 @@ pub struct Buffer {
 }
 
 impl Buffer {
+    /// The `u32` at `offset`.
+    pub fn u32_at(&self, offset: u64) -> &AtomicU32 {
+        assert!(offset + 4 <= self.size as u64);
+        // SAFETY: inside the live buffer, aligned by the callers.
+        unsafe { &*((self.va + offset) as *const AtomicU32) }
+    }
+
+    /// The `u64` at `offset`.
+    pub fn u64_at(&self, offset: u64) -> &AtomicU64 {
+        assert!(offset + 8 <= self.size as u64);
+        // SAFETY: inside the live buffer, aligned by the callers.
+        unsafe { &*((self.va + offset) as *const AtomicU64) }
+    }
+
     /// Copies `data` to byte `at` of the buffer.
     pub fn write(&self, at: usize, data: &[u8]) {
         assert!(at + data.len() <= self.size, "write past the buffer");
@@ -113,18 +131,35 @@ impl Buffer {
     }
 }
 
-fn atomic_u64(va: u64) -> &'static AtomicU64 {
+/// The `u64` at `va` (a live, 8-byte aligned buffer word).
+pub fn atomic_u64(va: u64) -> &'static AtomicU64 {
     // SAFETY: the tests only pass addresses of live, 8-byte aligned buffer words.
     unsafe { &*(va as *const AtomicU64) }
 }
 
+/// The `u32` at `va` (a live, 4-byte aligned buffer word).
+pub fn atomic_u32(va: u64) -> &'static AtomicU32 {
+    // SAFETY: the tests only pass addresses of live, 4-byte aligned buffer words.
+    unsafe { &*(va as *const AtomicU32) }
+}
+
 /// The client process.
 pub struct Client {
-    /// The device handle.
-    pub kfd: Kfd<SimDevice>,
+    /// The device handle (shared by the clients of [`Client::all_gpus`]).
+    pub kfd: Arc<Kfd<SimDevice>>,
     /// The GPU.
     pub gpu_id: u32,
-    node: RenderNode<SimDevice>,
+    /// Every GPU of the device.
+    pub gpu_ids: Vec<u32>,
+    /// The GPU's render node (its VM acquired).
+    pub node: RenderNode<SimDevice>,
+}
+
+impl Default for Client {
+    /// A client of the first GPU of `SimDevice::default()`.
+    fn default() -> Self {
+        Self::with(SimDevice::default())
+    }
 }
 
 impl Client {
@@ -153,13 +188,44 @@ impl Client {
         kfd.acquire_vm(node.as_fd(), gpu.gpu_id).unwrap();
         Self {
             gpu_id: gpu.gpu_id,
-            kfd,
+            gpu_ids: topo.gpus().map(|g| g.gpu_id).collect(),
+            kfd: Arc::new(kfd),
             node,
         }
     }
 
+    /// Every GPU of `dev`, each with its render node and acquired VM.
+    pub fn all_gpus(dev: SimDevice) -> Vec<Self> {
+        let kfd = Arc::new(Kfd::with_device(dev).unwrap());
+        let topo = Topology::read(kfd.device().topology().reader()).unwrap();
+        let ids: Vec<u32> = topo.gpus().map(|g| g.gpu_id).collect();
+        topo.gpus()
+            .map(|g| {
+                let node = kfd.open_render_node(g.properties.drm_render_minor).unwrap();
+                kfd.acquire_vm(node.as_fd(), g.gpu_id).unwrap();
+                Self {
+                    kfd: Arc::clone(&kfd),
+                    gpu_id: g.gpu_id,
+                    gpu_ids: ids.clone(),
+                    node,
+                }
+            })
+            .collect()
+    }
+
     /// A GPU buffer of `size` bytes aligned to `align` (a power of two >= 4096).
     pub fn buffer_aligned(&self, size: usize, align: usize) -> Buffer {
+        self.buffer_with(size, align, FLAGS)
+    }
+
+    /// A GPU buffer of `size` bytes allocated with `flags`.
+    pub fn buffer_flags(&self, size: usize, flags: AllocMemFlags) -> Buffer {
+        self.buffer_with(size, 4096, flags)
+    }
+
+    /// Reserves VA, allocates, maps to the GPU, maps for the CPU at the
+    /// same address.
+    fn buffer_with(&self, size: usize, align: usize, flags: AllocMemFlags) -> Buffer {
         let size = size.max(1).next_multiple_of(4096);
         let align = align.max(4096);
         // Reserve size + align, then place the buffer at the aligned address.
@@ -176,7 +242,7 @@ impl Client {
         let va = res.next_multiple_of(align as u64);
         let a = self
             .kfd
-            .alloc_memory_of_gpu(self.gpu_id, va, size as u64, FLAGS)
+            .alloc_memory_of_gpu(self.gpu_id, va, size as u64, flags)
             .unwrap();
         self.kfd
             .map_memory_to_gpu(a.handle, &[self.gpu_id])
@@ -200,20 +266,60 @@ impl Client {
     pub fn buffer(&self, size: usize) -> Buffer {
         self.buffer_aligned(size, 4096)
     }
+
+    /// Unmaps from the GPU and frees (what a client does before dropping).
+    pub fn release(&self, b: Buffer) {
+        self.kfd
+            .unmap_memory_from_gpu(b.handle, &[self.gpu_id])
+            .unwrap();
+        self.kfd.free_memory_of_gpu(b.handle).unwrap();
+    }
 }
 
-/// An AQL queue with its `amd_queue_t`, and scratch if asked.
+/// `amd_queue_t` fields the tests touch (`amd_hsa_queue.h`).
+pub mod amd_queue {
+    /// `hsa_queue_t.size`.
+    pub const SIZE: u64 = 24;
+    /// `write_dispatch_id`: the write index.
+    pub const WRITE_DISPATCH_ID: u64 = 56;
+    /// `read_dispatch_id`: the read index.
+    pub const READ_DISPATCH_ID: u64 = 128;
+    /// `compute_tmpring_size`.
+    pub const COMPUTE_TMPRING_SIZE: u64 = 140;
+    /// `scratch_resource_descriptor`.
+    pub const SCRATCH_RESOURCE_DESCRIPTOR: u64 = 144;
+    /// `scratch_backing_memory_location`.
+    pub const SCRATCH_BACKING_MEMORY_LOCATION: u64 = 160;
+    /// `scratch_backing_memory_byte_size`.
+    pub const SCRATCH_BACKING_MEMORY_BYTE_SIZE: u64 = 168;
+    /// `scratch_wave64_lane_byte_size`.
+    pub const SCRATCH_WAVE64_LANE_BYTE_SIZE: u64 = 176;
+    /// `queue_properties`.
+    pub const QUEUE_PROPERTIES: u64 = 180;
+    /// `queue_inactive_signal`.
+    pub const QUEUE_INACTIVE_SIGNAL: u64 = 192;
+}
+
+/// An AQL queue as ROCr makes one: ring, `amd_queue_t` (one page holding
+/// the write and read dispatch ids), EOP buffer, CWSR area, and scratch
+/// backing memory if asked.
 pub struct Queue {
     /// KFD's answer.
     pub info: kfd::QueueInfo,
-    ring: Buffer,
+    /// The ring.
+    pub ring: Buffer,
     /// The `amd_queue_t`.
     pub amd: Buffer,
-    _eop: Buffer,
-    _cwsr: Buffer,
-    _scratch: Option<Buffer>,
-    page: kfd::DoorbellPage<SimDevice>,
-    slots: u64,
+    /// The EOP buffer.
+    pub eop: Buffer,
+    /// The context save/restore area.
+    pub cwsr: Buffer,
+    /// The scratch backing memory, if any.
+    pub scratch: Option<Buffer>,
+    /// Packet slots of the ring.
+    pub slots: usize,
+    /// The doorbell page.
+    pub page: kfd::DoorbellPage<SimDevice>,
 }
 
 /// Scratch per lane the test queues offer.
@@ -223,15 +329,32 @@ impl Queue {
     /// A queue of 64 slots; with `scratch_waves` wave slots of
     /// [`SCRATCH_LANE_BYTES`] per lane of scratch backing memory.
     pub fn new(c: &Client, scratch_waves: u32) -> Self {
-        let slots = 64u64;
-        let ring = c.buffer(slots as usize * 64);
+        Self::build(c, 64, false, scratch_waves)
+    }
+
+    /// A queue of 64 slots with no scratch; `profiling` sets the
+    /// queue's profiling bit.
+    pub fn no_scratch(c: &Client, profiling: bool) -> Self {
+        Self::build(c, 64, profiling, 0)
+    }
+
+    /// [`Queue::no_scratch`] with `slots` packet slots.
+    pub fn with_slots(c: &Client, profiling: bool, slots: usize) -> Self {
+        Self::build(c, slots, profiling, 0)
+    }
+
+    fn build(c: &Client, slots: usize, profiling: bool, scratch_waves: u32) -> Self {
+        let ring = c.buffer(slots * 64);
         let amd = c.buffer(4096);
         let eop = c.buffer(4096);
         // The context save/restore area the driver requires (sizes from the topology).
         let (ctl_stack, cwsr_size, area) = c.kfd.device().cwsr_sizes(c.gpu_id).unwrap();
         let cwsr = c.buffer(area as usize);
-        // amd_queue_t (amd_hsa_queue.h): hsa_queue_t.size at 24.
-        amd.write_u32s(24, &[slots as u32]);
+        // amd_queue_t: hsa_queue_t.size, the profiling bit.
+        amd.u32_at(amd_queue::SIZE)
+            .store(slots as u32, Ordering::Relaxed);
+        amd.u32_at(amd_queue::QUEUE_PROPERTIES)
+            .store(if profiling { 1 << 3 } else { 0 }, Ordering::Relaxed);
         let scratch = (scratch_waves > 0).then(|| {
             let wave = u64::from(SCRATCH_LANE_BYTES) * 64;
             let bytes = wave * u64::from(scratch_waves);
@@ -245,16 +368,23 @@ impl Queue {
                 u32::MAX,
                 (1 << 23) | (3 << 21) | (1 << 19) | 0x27fac,
             ];
-            amd.write_u32s(144, &srd);
+            amd.write_u32s(amd_queue::SCRATCH_RESOURCE_DESCRIPTOR as usize, &srd);
             // compute_tmpring_size: WAVES [11:0], WAVESIZE [24:12] in KiB.
             let tmpring = (scratch_waves & 0xfff) | (((wave / 1024) as u32 & 0x1fff) << 12);
-            amd.write_u32s(140, &[tmpring]);
-            amd.write_u64s(160, &[s.va, bytes]);
-            amd.write_u32s(176, &[SCRATCH_LANE_BYTES]);
+            amd.write_u32s(amd_queue::COMPUTE_TMPRING_SIZE as usize, &[tmpring]);
+            amd.write_u64s(
+                amd_queue::SCRATCH_BACKING_MEMORY_LOCATION as usize,
+                &[s.va, bytes],
+            );
+            amd.write_u32s(
+                amd_queue::SCRATCH_WAVE64_LANE_BYTE_SIZE as usize,
+                &[SCRATCH_LANE_BYTES],
+            );
             s
         });
-        for i in 0..slots {
-            ring.write_u32s(i as usize * 64, &[u32::from(PacketHeader::INVALID.0)]);
+        for i in 0..slots as u64 {
+            ring.u32_at(i * 64)
+                .store(u32::from(PacketHeader::INVALID.0), Ordering::Relaxed);
         }
         let desc = QueueDesc {
             gpu_id: c.gpu_id,
@@ -263,8 +393,8 @@ impl Queue {
             priority: QueuePriority::NORMAL,
             ring_base_address: ring.va,
             ring_size: (slots * 64) as u32,
-            write_pointer_address: amd.va + 56,
-            read_pointer_address: amd.va + 128,
+            write_pointer_address: amd.va + amd_queue::WRITE_DISPATCH_ID,
+            read_pointer_address: amd.va + amd_queue::READ_DISPATCH_ID,
             eop_buffer_address: eop.va,
             eop_buffer_size: 4096,
             ctx_save_restore_address: cwsr.va,
@@ -279,33 +409,152 @@ impl Queue {
             info,
             ring,
             amd,
-            _eop: eop,
-            _cwsr: cwsr,
-            _scratch: scratch,
-            page,
+            eop,
+            cwsr,
+            scratch,
             slots,
+            page,
         }
     }
 
-    /// Writes a packet and rings the doorbell.
-    pub fn submit(&self, words: [u32; 16]) {
-        // SAFETY: the ring and indices are live buffers of this queue.
-        let slots = unsafe {
-            std::slice::from_raw_parts(self.ring.va as *const PacketSlot, self.slots as usize)
-        };
+    /// Installs a `queue_inactive_signal` (value 0) in `buf` at `at`.
+    pub fn inactive_signal(&self, buf: &Buffer, at: u64) -> SignalHandle {
+        let s = signal(buf, at, 0);
+        self.amd
+            .u64_at(amd_queue::QUEUE_INACTIVE_SIGNAL)
+            .store(s.handle, Ordering::Release);
+        s
+    }
+
+    fn ring(&self) -> Ring<'_, MmioDoorbell<'_>> {
+        // SAFETY: the ring is a live buffer of this queue.
+        let slots =
+            unsafe { std::slice::from_raw_parts(self.ring.va as *const PacketSlot, self.slots) };
         // SAFETY: the doorbell lies in the live doorbell page.
         let db = unsafe { MmioDoorbell::new(self.page.doorbell()) };
-        let ring = Ring::new(
+        Ring::new(
             slots,
-            atomic_u64(self.amd.va + 56),
-            atomic_u64(self.amd.va + 128),
+            self.amd.u64_at(amd_queue::WRITE_DISPATCH_ID),
+            self.amd.u64_at(amd_queue::READ_DISPATCH_ID),
             db,
         )
-        .unwrap();
-        let mut r = ring.try_reserve(1).unwrap();
-        r.push_words(&words).unwrap();
-        r.finish();
+        .unwrap()
     }
+
+    /// Reserves a slot (waiting for room), writes the packet, rings the
+    /// doorbell; returns the packet id.
+    pub fn submit(&self, words: [u32; 16]) -> u64 {
+        let ring = self.ring();
+        let t = Instant::now();
+        loop {
+            if let Ok(mut r) = ring.try_reserve(1) {
+                let id = r.first_id();
+                r.push_words(&words).unwrap();
+                r.finish();
+                return id;
+            }
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "ring never drained: read {} write {} header at read {:#x}",
+                self.read_index(),
+                self.amd
+                    .u64_at(amd_queue::WRITE_DISPATCH_ID)
+                    .load(Ordering::Acquire),
+                self.ring
+                    .u32_at((self.read_index() % self.slots as u64) * 64)
+                    .load(Ordering::Acquire)
+            );
+            std::thread::yield_now();
+        }
+    }
+
+    /// The CP's read index.
+    pub fn read_index(&self) -> u64 {
+        self.amd
+            .u64_at(amd_queue::READ_DISPATCH_ID)
+            .load(Ordering::Acquire)
+    }
+}
+
+/// An `amd_signal_t` in a buffer: kind 1 (user), value `v`.
+pub fn signal(buf: &Buffer, at: u64, v: i64) -> SignalHandle {
+    buf.u64_at(at).store(1, Ordering::Relaxed);
+    buf.u64_at(at + 8).store(v as u64, Ordering::Release);
+    SignalHandle {
+        handle: buf.va + at,
+    }
+}
+
+/// The value of signal `s`.
+pub fn signal_value(s: SignalHandle) -> i64 {
+    atomic_u64(s.handle + 8).load(Ordering::Acquire) as i64
+}
+
+/// Spins (yielding) until `f` holds; panics after 10 s.
+pub fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !f() {
+        assert!(t.elapsed() < Duration::from_secs(10), "never: {what}");
+        std::thread::yield_now();
+    }
+}
+
+/// Waits for `s` to reach 0.
+pub fn wait_zero(s: SignalHandle) {
+    wait_until("signal reached 0", || signal_value(s) == 0);
+}
+
+/// Waits for the queue's `queue_inactive_signal` to leave 0; returns the code.
+pub fn wait_inactive(s: SignalHandle) -> u64 {
+    wait_until("queue_inactive_signal set", || signal_value(s) != 0);
+    let v = signal_value(s) as u64;
+    assert_ne!(v & (1 << 63), 0, "bit 63 marks a queue error: {v:#x}");
+    v & !(1 << 63)
+}
+
+/// A stand-in shader core: adds the number of workgroups to the u32 at the
+/// kernarg address.
+pub struct Counter;
+
+impl ShaderCore for Counter {
+    fn dispatch(&self, d: &Dispatch<'_>) -> Result<(), ShaderFault> {
+        let groups: u32 = (0..3)
+            .map(|i| d.grid_size[i].div_ceil(d.workgroup_size[i]))
+            .product();
+        d.memory
+            .atomic_u32(d.kernarg_address, sim::AtomicOp::Add, groups)
+            .map_err(ShaderFault::Memory)?;
+        Ok(())
+    }
+}
+
+/// A shader core made of a closure.
+pub struct FnCore<F>(pub F);
+
+impl<F> ShaderCore for FnCore<F>
+where
+    F: Fn(&Dispatch<'_>) -> Result<(), ShaderFault> + Send + Sync,
+{
+    fn dispatch(&self, d: &Dispatch<'_>) -> Result<(), ShaderFault> {
+        (self.0)(d)
+    }
+}
+
+/// The errno of a failed call.
+pub fn errno<T>(r: Result<T, Error>) -> Option<Errno> {
+    r.err().and_then(|e| e.errno())
+}
+
+/// A dispatch of 256 work-items in workgroups of 64.
+pub fn dispatch_packet(kernel: u64, kernarg: u64, done: SignalHandle) -> KernelDispatchPacket {
+    let mut p = KernelDispatchPacket::new(kernel, kernarg, [256, 1, 1], [64, 1, 1]);
+    p.completion_signal = done;
+    p
+}
+
+/// [`dispatch_packet`] as packet words.
+pub fn dispatch_words(kernel: u64, kernarg: u64, done: SignalHandle) -> [u32; 16] {
+    zerocopy::transmute!(dispatch_packet(kernel, kernarg, done))
 }
 
 /// A loaded code object: the image buffer and each kernel's facts.
