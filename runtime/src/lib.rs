@@ -4,3 +4,6 @@
 //! The library side is being built up issue by issue; the `hsa` binary
 //! (`src/bin/hsa`) is the project's command-line tool.
 #![deny(unsafe_code)]
+
+pub mod argspec;
+pub mod kernarg;

@@ -25,12 +25,15 @@ for tool in clang-19 llvm-readelf-19 clang-offload-bundler-19 hipcc; do
 done
 [ -f "$DL/ockl.bc" ] || { echo "build.sh: $DL/ockl.bc not found (apt-get install rocm-device-libs)" >&2; exit 1; }
 
-cl() { # cl SOURCE MCPU COV OUT
-    clang-19 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu="$2" -O2 \
-        -mcode-object-version="$3" --rocm-device-lib-path="$DL" "$1" -o "$4"
+cl() { # cl SOURCE MCPU COV OUT [EXTRA...]
+    local src=$1 mcpu=$2 cov=$3 out=$4; shift 4
+    clang-19 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu="$mcpu" -O2 \
+        -mcode-object-version="$cov" --rocm-device-lib-path="$DL" "$@" "$src" -o "$out"
 }
-cl kernarg.cl gfx90a 4 kernarg-gfx90a-v4.co
-cl kernarg.cl gfx90a 5 kernarg-gfx90a-v5.co
+# -cl-kernel-arg-info: the metadata names the arguments (.name); the
+# apertures kernel goes without, so messages for unnamed arguments are tested.
+cl kernarg.cl gfx90a 4 kernarg-gfx90a-v4.co -cl-kernel-arg-info
+cl kernarg.cl gfx90a 5 kernarg-gfx90a-v5.co -cl-kernel-arg-info
 cl apertures.cl gfx803 5 apertures-gfx803-v5.co
 
 TMP=$(mktemp -d)

@@ -1,0 +1,680 @@
+//! `hsa run --arg SPEC`: one explicit kernel argument, as text.
+//!
+//! | form | meaning |
+//! |---|---|
+//! | `TYPE:VALUE` | a by-value scalar: `i8 u8 i16 u16 i32 u32 i64 u64 f16 f32 f64` |
+//! | `buf:TYPE:COUNT=INIT` | a global buffer of `COUNT` elements of `TYPE` |
+//! | `lds:BYTES` | a `__local` pointer argument with `BYTES` of group memory |
+//!
+//! Integers are decimal (`-` allowed for the signed types) or `0x` hex;
+//! both are range-checked against the type, and hex is the bit pattern
+//! (`i8:0xff` is -1). Floats are what Rust's `f64::from_str` reads (`1.5`,
+//! `-2e-3`, `inf`, `nan`), rounded once to the type (to-nearest-even; `f16`
+//! by [`f64_to_f16_bits`], no dependency).
+//!
+//! Buffer `INIT`s: `zero`; `iota` (element `i` is `i` in `TYPE`, integers
+//! wrapping, floats rounded); `fill:V` (every element `V`, parsed as a
+//! scalar of `TYPE`); `file:PATH` (raw little-endian bytes). A file is
+//! checked at parse time (it must exist and be exactly `COUNT * sizeof(TYPE)`
+//! bytes) and read, and checked again, by [`ArgSpec::buffer_contents`].
+
+use crate::kernarg::{ArgKind, KernargLayout};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// The element or scalar type of a spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    /// `i8`
+    I8,
+    /// `u8`
+    U8,
+    /// `i16`
+    I16,
+    /// `u16`
+    U16,
+    /// `i32`
+    I32,
+    /// `u32`
+    U32,
+    /// `i64`
+    I64,
+    /// `u64`
+    U64,
+    /// `f16` (IEEE binary16)
+    F16,
+    /// `f32`
+    F32,
+    /// `f64`
+    F64,
+}
+
+impl ScalarType {
+    /// Every type, in the order of the spec grammar.
+    pub const ALL: [Self; 11] = [
+        Self::I8,
+        Self::U8,
+        Self::I16,
+        Self::U16,
+        Self::I32,
+        Self::U32,
+        Self::I64,
+        Self::U64,
+        Self::F16,
+        Self::F32,
+        Self::F64,
+    ];
+
+    /// The name in a spec.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::I8 => "i8",
+            Self::U8 => "u8",
+            Self::I16 => "i16",
+            Self::U16 => "u16",
+            Self::I32 => "i32",
+            Self::U32 => "u32",
+            Self::I64 => "i64",
+            Self::U64 => "u64",
+            Self::F16 => "f16",
+            Self::F32 => "f32",
+            Self::F64 => "f64",
+        }
+    }
+
+    /// The type named `s`.
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+
+    /// Size in bytes.
+    pub const fn size(self) -> u32 {
+        match self {
+            Self::I8 | Self::U8 => 1,
+            Self::I16 | Self::U16 | Self::F16 => 2,
+            Self::I32 | Self::U32 | Self::F32 => 4,
+            Self::I64 | Self::U64 | Self::F64 => 8,
+        }
+    }
+
+    const fn bits(self) -> u32 {
+        self.size() * 8
+    }
+
+    const fn is_float(self) -> bool {
+        matches!(self, Self::F16 | Self::F32 | Self::F64)
+    }
+
+    const fn is_signed(self) -> bool {
+        matches!(self, Self::I8 | Self::I16 | Self::I32 | Self::I64)
+    }
+
+    /// Parses `text` as a value of this type: its little-endian bit
+    /// pattern in the low [`ScalarType::size`] bytes.
+    pub fn parse_value(self, text: &str) -> Result<u64, ParseReason> {
+        if self.is_float() {
+            let v: f64 = text.parse().map_err(|_| ParseReason::BadFloat {
+                ty: self,
+                text: text.to_owned(),
+            })?;
+            return Ok(self.float_bits(v));
+        }
+        let bits = self.bits();
+        let mask = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let bad = || ParseReason::BadInteger {
+            ty: self,
+            text: text.to_owned(),
+        };
+        let out_of_range = || ParseReason::OutOfRange {
+            ty: self,
+            text: text.to_owned(),
+        };
+        if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+            if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(bad());
+            }
+            let v = u64::from_str_radix(hex, 16).map_err(|_| out_of_range())?;
+            return if v & !mask != 0 {
+                Err(out_of_range())
+            } else {
+                Ok(v)
+            };
+        }
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let v: i128 = text.parse().map_err(|_| out_of_range())?;
+        let (min, max) = if self.is_signed() {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        if v < min || v > max {
+            return Err(out_of_range());
+        }
+        // Two's complement, truncated to the width.
+        Ok((v as u64) & mask)
+    }
+
+    /// The bits of `v` in this type: rounded to nearest-even for the float
+    /// types, wrapped (two's complement) for the integer ones.
+    fn float_bits(self, v: f64) -> u64 {
+        match self {
+            Self::F16 => u64::from(f64_to_f16_bits(v)),
+            Self::F32 => u64::from((v as f32).to_bits()),
+            Self::F64 => v.to_bits(),
+            _ => 0,
+        }
+    }
+
+    /// Element `i` of an `iota` buffer.
+    fn iota_bits(self, i: u64) -> u64 {
+        if self.is_float() {
+            self.float_bits(i as f64)
+        } else if self.bits() == 64 {
+            i
+        } else {
+            i & ((1u64 << self.bits()) - 1)
+        }
+    }
+}
+
+impl fmt::Display for ScalarType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// IEEE binary16 bits of `x`, rounded to nearest, ties to even (the IEEE
+/// 754 default): overflow goes to infinity, underflow through the
+/// subnormals to signed zero, and a NaN stays a NaN (quiet, with the top
+/// payload bits kept).
+pub fn f64_to_f16_bits(x: f64) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 48) & 0x8000) as u16;
+    let exp = ((b >> 52) & 0x7ff) as i32;
+    let man = b & ((1u64 << 52) - 1);
+    if exp == 0x7ff {
+        return if man == 0 {
+            sign | 0x7c00
+        } else {
+            sign | 0x7e00 | ((man >> 42) as u16 & 0x1ff)
+        };
+    }
+    if exp == 0 {
+        // Zero, or an f64 subnormal: far below half the smallest f16
+        // subnormal (2^-25).
+        return sign;
+    }
+    let e = exp - 1023;
+    if e > 15 {
+        return sign | 0x7c00;
+    }
+    let sig = man | (1u64 << 52);
+    // Keep 11 significant bits for a normal result, fewer for a subnormal
+    // (whose unit is 2^-24).
+    let shift = if e >= -14 { 42 } else { 42 + (-14 - e) } as u32;
+    if shift > 53 {
+        // Less than half of 2^-24 (the largest such sig is 2^53 - 1 < 2^shift-1).
+        return sign;
+    }
+    let mut q = sig >> shift;
+    let rem = sig & ((1u64 << shift) - 1);
+    let half = 1u64 << (shift - 1);
+    if rem > half || (rem == half && q & 1 == 1) {
+        q += 1;
+    }
+    let bits = if e >= -14 {
+        // q is 1024..=2048; 2048 carries into the exponent.
+        (((e + 15) as u64) << 10) + (q - 1024)
+    } else {
+        // q is 0..=1024; 1024 is the smallest normal, 0x0400.
+        q
+    };
+    if bits >= 0x7c00 {
+        sign | 0x7c00
+    } else {
+        sign | bits as u16
+    }
+}
+
+/// IEEE binary16 bits of `x`, rounded to nearest-even ([`f64_to_f16_bits`];
+/// widening to `f64` is exact, so this rounds once).
+pub fn f32_to_f16_bits(x: f32) -> u16 {
+    f64_to_f16_bits(f64::from(x))
+}
+
+/// How a buffer's elements start out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BufferInit {
+    /// All zero bytes.
+    Zero,
+    /// Element `i` is `i`.
+    Iota,
+    /// Every element is this value (bits in the low bytes).
+    Fill(u64),
+    /// The bytes of a file, exactly the buffer's size.
+    File(PathBuf),
+}
+
+/// What a spec asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SpecValue {
+    /// A by-value scalar.
+    Scalar {
+        /// Its type.
+        ty: ScalarType,
+        /// Its bits, in the low `ty.size()` bytes.
+        bits: u64,
+    },
+    /// A global buffer.
+    Buffer {
+        /// Element type.
+        ty: ScalarType,
+        /// Number of elements (at least 1).
+        count: u64,
+        /// Initial contents.
+        init: BufferInit,
+    },
+    /// A `__local` pointer argument's group memory.
+    Lds {
+        /// Bytes per work-group (at least 1).
+        bytes: u32,
+    },
+}
+
+/// One parsed `--arg`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgSpec {
+    text: String,
+    value: SpecValue,
+}
+
+impl ArgSpec {
+    /// Parses one `--arg` string.
+    pub fn parse(text: &str) -> Result<Self, ArgSpecError> {
+        let err = |reason| ArgSpecError::Parse {
+            spec: text.to_owned(),
+            reason,
+        };
+        let value = if let Some(rest) = text.strip_prefix("buf:") {
+            let (ty, rest) = rest.split_once(':').ok_or(err(ParseReason::Form))?;
+            let ty =
+                ScalarType::from_name(ty).ok_or(err(ParseReason::UnknownType(ty.to_owned())))?;
+            let (count, init) = rest.split_once('=').ok_or(err(ParseReason::Form))?;
+            let count = parse_count(count).map_err(err)?;
+            let size = count
+                .checked_mul(u64::from(ty.size()))
+                .filter(|&s| usize::try_from(s).is_ok())
+                .ok_or(err(ParseReason::TooLarge { count, ty }))?;
+            let init = match init {
+                "zero" => BufferInit::Zero,
+                "iota" => BufferInit::Iota,
+                _ => {
+                    if let Some(v) = init.strip_prefix("fill:") {
+                        BufferInit::Fill(ty.parse_value(v).map_err(err)?)
+                    } else if let Some(path) = init.strip_prefix("file:") {
+                        let path = PathBuf::from(path);
+                        check_file(&path, size).map_err(err)?;
+                        BufferInit::File(path)
+                    } else {
+                        return Err(err(ParseReason::UnknownInit(init.to_owned())));
+                    }
+                }
+            };
+            SpecValue::Buffer { ty, count, init }
+        } else if let Some(bytes) = text.strip_prefix("lds:") {
+            let n = parse_count(bytes).map_err(err)?;
+            let bytes = u32::try_from(n).map_err(|_| err(ParseReason::LdsTooLarge(n)))?;
+            SpecValue::Lds { bytes }
+        } else {
+            let (ty, v) = text.split_once(':').ok_or(err(ParseReason::Form))?;
+            let ty =
+                ScalarType::from_name(ty).ok_or(err(ParseReason::UnknownType(ty.to_owned())))?;
+            SpecValue::Scalar {
+                ty,
+                bits: ty.parse_value(v).map_err(err)?,
+            }
+        };
+        Ok(Self {
+            text: text.to_owned(),
+            value,
+        })
+    }
+
+    /// The spec as written.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// What it asks for.
+    pub fn value(&self) -> &SpecValue {
+        &self.value
+    }
+
+    /// A scalar's little-endian bytes (its type's size); `None` for a
+    /// buffer or LDS.
+    pub fn scalar_bytes(&self) -> Option<Vec<u8>> {
+        match self.value {
+            SpecValue::Scalar { ty, bits } => {
+                Some(bits.to_le_bytes()[..ty.size() as usize].to_vec())
+            }
+            _ => None,
+        }
+    }
+
+    /// A buffer's size in bytes; `None` for a scalar or LDS.
+    pub fn buffer_size(&self) -> Option<u64> {
+        match self.value {
+            // Checked at parse: no overflow.
+            SpecValue::Buffer { ty, count, .. } => Some(count * u64::from(ty.size())),
+            _ => None,
+        }
+    }
+
+    /// A buffer's initial bytes (reading a `file:` now); `None` for a
+    /// scalar or LDS.
+    pub fn buffer_contents(&self) -> Result<Option<Vec<u8>>, ArgSpecError> {
+        let SpecValue::Buffer { ty, count, init } = &self.value else {
+            return Ok(None);
+        };
+        let err = |reason| ArgSpecError::Parse {
+            spec: self.text.clone(),
+            reason,
+        };
+        let elem = ty.size() as usize;
+        // Checked at parse: fits usize.
+        let size = usize::try_from(count * u64::from(ty.size())).map_err(|_| {
+            err(ParseReason::TooLarge {
+                count: *count,
+                ty: *ty,
+            })
+        })?;
+        let pattern = |f: &dyn Fn(u64) -> u64| {
+            let mut out = Vec::with_capacity(size);
+            for i in 0..*count {
+                out.extend_from_slice(&f(i).to_le_bytes()[..elem]);
+            }
+            out
+        };
+        Ok(Some(match init {
+            BufferInit::Zero => vec![0; size],
+            BufferInit::Iota => pattern(&|i| ty.iota_bits(i)),
+            BufferInit::Fill(bits) => pattern(&|_| *bits),
+            BufferInit::File(path) => {
+                let data = std::fs::read(path).map_err(|e| {
+                    err(ParseReason::File {
+                        path: path.clone(),
+                        problem: e.to_string(),
+                    })
+                })?;
+                if data.len() != size {
+                    return Err(err(ParseReason::FileLength {
+                        path: path.clone(),
+                        len: data.len() as u64,
+                        expected: size as u64,
+                    }));
+                }
+                data
+            }
+        }))
+    }
+
+    /// Checks that this spec, given as `--arg` number `index`, fits the
+    /// kernel's explicit argument `index`: a scalar of exactly the size of
+    /// a `by_value` argument, a buffer for a `global_buffer`, `lds:` for a
+    /// `dynamic_shared_pointer`.
+    pub fn check_against(&self, layout: &KernargLayout, index: usize) -> Result<(), ArgSpecError> {
+        let arg = layout.explicit.get(index).ok_or(ArgSpecError::Count {
+            expected: layout.explicit.len(),
+            got: index + 1,
+        })?;
+        let (fits, sizes) = match (&self.value, arg.kind) {
+            (SpecValue::Scalar { ty, .. }, ArgKind::ByValue) => {
+                (ty.size() == arg.size, Some((arg.size, ty.size())))
+            }
+            (SpecValue::Buffer { .. }, ArgKind::GlobalBuffer) => (true, None),
+            (SpecValue::Lds { .. }, ArgKind::DynamicSharedPointer) => (true, None),
+            _ => (false, None),
+        };
+        if fits {
+            Ok(())
+        } else {
+            Err(ArgSpecError::Mismatch {
+                position: index,
+                arg: arg.describe(),
+                sizes,
+                spec: self.text.clone(),
+            })
+        }
+    }
+}
+
+/// Checks a whole `--arg` list against the kernel: one spec per explicit
+/// argument, each fitting ([`ArgSpec::check_against`]).
+pub fn check_all(specs: &[ArgSpec], layout: &KernargLayout) -> Result<(), ArgSpecError> {
+    if specs.len() != layout.explicit.len() {
+        return Err(ArgSpecError::Count {
+            expected: layout.explicit.len(),
+            got: specs.len(),
+        });
+    }
+    for (i, s) in specs.iter().enumerate() {
+        s.check_against(layout, i)?;
+    }
+    Ok(())
+}
+
+impl FromStr for ArgSpec {
+    type Err = ArgSpecError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s)
+    }
+}
+
+impl fmt::Display for ArgSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+fn parse_count(s: &str) -> Result<u64, ParseReason> {
+    let v = if let Some(hex) = s.strip_prefix("0x") {
+        if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(ParseReason::BadCount(s.to_owned()));
+        }
+        u64::from_str_radix(hex, 16)
+    } else {
+        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(ParseReason::BadCount(s.to_owned()));
+        }
+        s.parse()
+    }
+    .map_err(|_| ParseReason::BadCount(s.to_owned()))?;
+    if v == 0 {
+        return Err(ParseReason::ZeroCount);
+    }
+    Ok(v)
+}
+
+fn check_file(path: &Path, size: u64) -> Result<(), ParseReason> {
+    let meta = std::fs::metadata(path).map_err(|e| ParseReason::File {
+        path: path.to_owned(),
+        problem: e.to_string(),
+    })?;
+    if !meta.is_file() {
+        return Err(ParseReason::File {
+            path: path.to_owned(),
+            problem: "not a regular file".to_owned(),
+        });
+    }
+    if meta.len() != size {
+        return Err(ParseReason::FileLength {
+            path: path.to_owned(),
+            len: meta.len(),
+            expected: size,
+        });
+    }
+    Ok(())
+}
+
+/// Why a spec did not parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseReason {
+    /// Not `TYPE:VALUE`, `buf:TYPE:COUNT=INIT` or `lds:BYTES`.
+    Form,
+    /// Not one of the scalar types.
+    UnknownType(String),
+    /// Not a decimal or `0x` integer.
+    BadInteger {
+        /// The type.
+        ty: ScalarType,
+        /// The text.
+        text: String,
+    },
+    /// An integer outside the type's range.
+    OutOfRange {
+        /// The type.
+        ty: ScalarType,
+        /// The text.
+        text: String,
+    },
+    /// Not a float.
+    BadFloat {
+        /// The type.
+        ty: ScalarType,
+        /// The text.
+        text: String,
+    },
+    /// A count or byte size that is not a number.
+    BadCount(String),
+    /// A count or byte size of 0.
+    ZeroCount,
+    /// `COUNT * sizeof(TYPE)` does not fit in memory.
+    TooLarge {
+        /// The count.
+        count: u64,
+        /// The type.
+        ty: ScalarType,
+    },
+    /// An LDS size above 4 GiB.
+    LdsTooLarge(u64),
+    /// Not `zero`, `iota`, `fill:V` or `file:PATH`.
+    UnknownInit(String),
+    /// The file cannot be read.
+    File {
+        /// The path.
+        path: PathBuf,
+        /// What the OS said.
+        problem: String,
+    },
+    /// The file is not the buffer's size.
+    FileLength {
+        /// The path.
+        path: PathBuf,
+        /// Its length.
+        len: u64,
+        /// `COUNT * sizeof(TYPE)`.
+        expected: u64,
+    },
+}
+
+impl fmt::Display for ParseReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Form => f.write_str("expected TYPE:VALUE, buf:TYPE:COUNT=INIT or lds:BYTES"),
+            Self::UnknownType(t) => write!(
+                f,
+                "unknown type {t:?} (i8, u8, i16, u16, i32, u32, i64, u64, f16, f32, f64)"
+            ),
+            Self::BadInteger { ty, text } => {
+                write!(f, "{text:?} is not a decimal or 0x integer ({ty})")
+            }
+            Self::OutOfRange { ty, text } => write!(f, "{text} is out of range for {ty}"),
+            Self::BadFloat { ty, text } => write!(f, "{text:?} is not a number ({ty})"),
+            Self::BadCount(s) => write!(f, "{s:?} is not a count"),
+            Self::ZeroCount => f.write_str("the count must be at least 1"),
+            Self::TooLarge { count, ty } => write!(f, "{count} elements of {ty} is too large"),
+            Self::LdsTooLarge(n) => write!(f, "{n} bytes of LDS is more than 4 GiB"),
+            Self::UnknownInit(s) => write!(
+                f,
+                "unknown initializer {s:?} (zero, iota, fill:VALUE, file:PATH)"
+            ),
+            Self::File { path, problem } => write!(f, "{}: {problem}", path.display()),
+            Self::FileLength {
+                path,
+                len,
+                expected,
+            } => write!(
+                f,
+                "{} is {len} bytes, the buffer is {expected}",
+                path.display()
+            ),
+        }
+    }
+}
+
+/// A `--arg` that does not parse or does not fit the kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArgSpecError {
+    /// The spec does not parse (or its file is wrong).
+    Parse {
+        /// The spec as written.
+        spec: String,
+        /// Why.
+        reason: ParseReason,
+    },
+    /// The spec does not fit the kernel argument at its position.
+    Mismatch {
+        /// The position in the `--arg` list (= the explicit argument index).
+        position: usize,
+        /// [`crate::kernarg::ExplicitArg::describe`].
+        arg: String,
+        /// For a scalar of the wrong size: the argument's size and the
+        /// scalar's.
+        sizes: Option<(u32, u32)>,
+        /// The spec as written.
+        spec: String,
+    },
+    /// Not one spec per explicit argument.
+    Count {
+        /// Explicit arguments of the kernel.
+        expected: usize,
+        /// Specs given.
+        got: usize,
+    },
+}
+
+impl fmt::Display for ArgSpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Parse { spec, reason } => write!(f, "--arg {spec}: {reason}"),
+            Self::Mismatch {
+                position,
+                arg,
+                sizes: None,
+                spec,
+            } => write!(f, "--arg {position}: {arg}, got {spec}"),
+            Self::Mismatch {
+                position,
+                arg,
+                sizes: Some((want, got)),
+                spec,
+            } => write!(
+                f,
+                "--arg {position}: {arg} of {want} bytes, got {spec} of {got} bytes"
+            ),
+            Self::Count { expected, got } => {
+                write!(f, "kernel takes {expected} explicit arguments, got {got}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ArgSpecError {}
