@@ -114,11 +114,16 @@ impl ScalarType {
     /// pattern in the low [`ScalarType::size`] bytes.
     pub fn parse_value(self, text: &str) -> Result<u64, ParseReason> {
         if self.is_float() {
-            let v: f64 = text.parse().map_err(|_| ParseReason::BadFloat {
+            let bad = || ParseReason::BadFloat {
                 ty: self,
                 text: text.to_owned(),
-            })?;
-            return Ok(self.float_bits(v));
+            };
+            // Each rounds the decimal once, to nearest-even.
+            return match self {
+                Self::F32 => Ok(u64::from(text.parse::<f32>().map_err(|_| bad())?.to_bits())),
+                Self::F16 => Ok(u64::from(parse_f16(text).ok_or_else(bad)?)),
+                _ => Ok(text.parse::<f64>().map_err(|_| bad())?.to_bits()),
+            };
         }
         let bits = self.bits();
         let mask = if bits == 64 {
@@ -241,6 +246,95 @@ pub fn f64_to_f16_bits(x: f64) -> u16 {
         sign | 0x7c00
     } else {
         sign | bits as u16
+    }
+}
+
+/// The magnitude of the binary16 `bits` (sign ignored); the infinity
+/// pattern counts as 65536, the value the rounding boundary at 65520 is the
+/// midpoint to.
+fn f16_magnitude(bits: u16) -> f64 {
+    let exp = i32::from((bits >> 10) & 0x1f);
+    let man = f64::from(bits & 0x3ff);
+    match exp {
+        0 => man * 2f64.powi(-24),
+        31 => 65536.0,
+        e => (1024.0 + man) * 2f64.powi(e - 25),
+    }
+}
+
+/// Reads a decimal as binary16, rounded once: the decimal is read as an
+/// f64 (Rust, correctly rounded) and converted; only when that f64 lies
+/// exactly halfway between two binary16 values can the first rounding have
+/// moved the decimal across the midpoint, and then the decimal itself is
+/// compared with the midpoint.
+fn parse_f16(text: &str) -> Option<u16> {
+    let v: f64 = text.parse().ok()?;
+    let h = f64_to_f16_bits(v);
+    if !v.is_finite() {
+        return Some(h);
+    }
+    let sign = h & 0x8000;
+    let mag = h & 0x7fff;
+    let a = v.abs();
+    let hv = f16_magnitude(mag);
+    if hv == a {
+        return Some(h);
+    }
+    // The other candidate, on the far side of `a`.
+    let other = if hv > a { mag - 1 } else { mag + 1 };
+    // The sum of two binary16 values is exact in f64.
+    if (hv + f16_magnitude(other)) / 2.0 != a {
+        return Some(h);
+    }
+    let (lo, hi) = if hv > a { (other, mag) } else { (mag, other) };
+    Some(
+        sign | match cmp_decimal_magnitude(text, a) {
+            core::cmp::Ordering::Less => lo,
+            core::cmp::Ordering::Greater => hi,
+            core::cmp::Ordering::Equal => mag,
+        },
+    )
+}
+
+/// A decimal's magnitude as (digits without leading or trailing zeros,
+/// exponent) with value `0.DIGITS * 10^exponent`; `None` if it is not a
+/// plain decimal (`inf`, `nan`) or the exponent is absurd.
+fn decimal_parts(text: &str) -> Option<(String, i64)> {
+    let t = text.trim_start_matches(['+', '-']);
+    let (mantissa, exp) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], t[i + 1..].parse::<i64>().ok()?),
+        None => (t, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let digits = format!("{int}{frac}");
+    let lead = digits.len() - digits.trim_start_matches('0').len();
+    let digits = digits.trim_start_matches('0').trim_end_matches('0');
+    let point = exp
+        .checked_add(i64::try_from(int.len()).ok()?)?
+        .checked_sub(i64::try_from(lead).ok()?)?;
+    Some((digits.to_owned(), point))
+}
+
+/// Compares the magnitude of the decimal `text` with `a` (finite, > 0),
+/// exactly.
+fn cmp_decimal_magnitude(text: &str, a: f64) -> core::cmp::Ordering {
+    use core::cmp::Ordering;
+    // Exact: a binary16 midpoint has at most 12 significant bits, so at most
+    // 30 significant decimal digits; Rust prints the exact expansion.
+    let exact = format!("{a:.80e}");
+    let (Some(x), Some(y)) = (decimal_parts(text), decimal_parts(&exact)) else {
+        return Ordering::Equal;
+    };
+    match (x.0.is_empty(), y.0.is_empty()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+        // Both normalised to 0.D × 10^p with D starting with a non-zero
+        // digit: the exponent decides, then the digits (a prefix is smaller).
+        (false, false) => x.1.cmp(&y.1).then_with(|| x.0.cmp(&y.0)),
     }
 }
 
@@ -678,3 +772,324 @@ impl fmt::Display for ArgSpecError {
 }
 
 impl std::error::Error for ArgSpecError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value of binary16 `bits` (exact in f64).
+    fn f16_value(bits: u16) -> f64 {
+        let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+        let exp = i32::from((bits >> 10) & 0x1f);
+        let man = f64::from(bits & 0x3ff);
+        match exp {
+            0 => sign * man * 2f64.powi(-24),
+            31 if man == 0.0 => sign * f64::INFINITY,
+            31 => f64::NAN,
+            e => sign * (1024.0 + man) * 2f64.powi(e - 25),
+        }
+    }
+
+    #[test]
+    fn f16_known_bit_patterns() {
+        for (x, bits) in [
+            (0.0, 0x0000),
+            (-0.0, 0x8000),
+            (1.0, 0x3c00),
+            (-2.0, 0xc000),
+            (0.5, 0x3800),
+            (65504.0, 0x7bff),  // largest finite
+            (65519.99, 0x7bff), // below the rounding midpoint to infinity
+            (65520.0, 0x7c00),  // the midpoint: ties to even, which is infinity
+            (1e6, 0x7c00),
+            (-1e6, 0xfc00),
+            (2f64.powi(-14), 0x0400),          // smallest normal
+            (1023.0 * 2f64.powi(-24), 0x03ff), // largest subnormal
+            (2f64.powi(-24), 0x0001),          // smallest subnormal
+            (2f64.powi(-25), 0x0000),          // half of it: ties to even (0)
+            (3.0 * 2f64.powi(-25), 0x0002),    // 1.5 units: ties to even (2)
+            (1.5 * 2f64.powi(-24) * 0.999, 0x0001),
+            (2f64.powi(-26), 0x0000),
+            (-(2f64.powi(-26)), 0x8000),
+            (1e-300, 0x0000),
+            (0.1, 0x2e66),
+            (1.0 / 3.0, 0x3555),
+            (core::f64::consts::PI, 0x4248),
+            (1.0 + 2f64.powi(-11), 0x3c00), // tie between 0x3c00 and 0x3c01: even
+            (1.0 + 3.0 * 2f64.powi(-11), 0x3c02), // tie between 0x3c01 and 0x3c02: even
+            (2047.5, 0x6800),               // 2048 after rounding: exponent carry
+            (f64::INFINITY, 0x7c00),
+            (f64::NEG_INFINITY, 0xfc00),
+        ] {
+            assert_eq!(f64_to_f16_bits(x), bits, "{x:e}");
+        }
+        assert_eq!(f64_to_f16_bits(f64::NAN) & 0x7e00, 0x7e00);
+        assert_eq!(f32_to_f16_bits(f32::NAN) & 0x7e00, 0x7e00);
+        assert_eq!(f32_to_f16_bits(1.0), 0x3c00);
+        assert_eq!(f32_to_f16_bits(f32::from_bits(1)), 0x0000);
+    }
+
+    #[test]
+    fn f16_round_trips_and_midpoints() {
+        for bits in 0..=u16::MAX {
+            let v = f16_value(bits);
+            if v.is_nan() {
+                assert_eq!(f64_to_f16_bits(v) & 0x7e00, 0x7e00);
+                continue;
+            }
+            assert_eq!(f64_to_f16_bits(v), bits, "{bits:#06x}");
+            // The midpoint to the next value up in magnitude rounds to the
+            // even one of the two; a hair either side rounds to the nearer.
+            let next = bits.wrapping_add(1);
+            if bits & 0x7fff >= 0x7bff {
+                continue;
+            }
+            let (a, b) = (v, f16_value(next));
+            let mid = (a + b) / 2.0;
+            let even = if bits & 1 == 0 { bits } else { next };
+            assert_eq!(f64_to_f16_bits(mid), even, "midpoint after {bits:#06x}");
+            let eps = (b - a).abs() / 1024.0;
+            let toward_b = if b > a { mid + eps } else { mid - eps };
+            let toward_a = if b > a { mid - eps } else { mid + eps };
+            assert_eq!(f64_to_f16_bits(toward_b), next, "above {bits:#06x}");
+            assert_eq!(f64_to_f16_bits(toward_a), bits, "below {bits:#06x}");
+        }
+    }
+
+    #[test]
+    fn integers() {
+        use ScalarType as T;
+        assert_eq!(T::U8.parse_value("255"), Ok(255));
+        assert_eq!(T::I8.parse_value("-128"), Ok(0x80));
+        assert_eq!(T::I8.parse_value("0xff"), Ok(0xff));
+        assert_eq!(T::I32.parse_value("-1"), Ok(0xffff_ffff));
+        assert_eq!(T::I64.parse_value("-9223372036854775808"), Ok(1 << 63));
+        assert_eq!(T::U64.parse_value("18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(T::U64.parse_value("0xFFFFFFFFFFFFFFFF"), Ok(u64::MAX));
+        assert_eq!(T::U16.parse_value("0X1234"), Ok(0x1234));
+        for (ty, text) in [
+            (T::U8, "256"),
+            (T::U8, "-1"),
+            (T::I8, "128"),
+            (T::I8, "-129"),
+            (T::I8, "0x100"),
+            (T::U64, "18446744073709551616"),
+            (T::U64, "0x10000000000000000"),
+            (T::I64, "9223372036854775808"),
+            (T::U32, "99999999999999999999999999999999999999999"),
+        ] {
+            assert_eq!(
+                ty.parse_value(text),
+                Err(ParseReason::OutOfRange {
+                    ty,
+                    text: text.to_owned()
+                }),
+                "{ty}:{text}"
+            );
+        }
+        for text in ["", "-", "1.0", "0x", "0xg", "+1", " 1", "1e3", "--1"] {
+            assert!(
+                matches!(
+                    T::I32.parse_value(text),
+                    Err(ParseReason::BadInteger { .. })
+                ),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn floats() {
+        use ScalarType as T;
+        assert_eq!(T::F32.parse_value("1.5"), Ok(u64::from(1.5f32.to_bits())));
+        assert_eq!(T::F64.parse_value("-2e-3"), Ok((-2e-3f64).to_bits()));
+        assert_eq!(T::F16.parse_value("0.1"), Ok(0x2e66));
+        assert_eq!(T::F16.parse_value("-inf"), Ok(0xfc00));
+        assert_eq!(T::F32.parse_value("inf"), Ok(0x7f80_0000));
+        assert!(matches!(
+            T::F32.parse_value("one"),
+            Err(ParseReason::BadFloat { .. })
+        ));
+        // f32 from the decimal directly (one rounding), not via f64 first:
+        // Rust's `as f32` of the f64 would round twice, so the f32 path of
+        // a decimal that sits near an f32 midpoint is checked here.
+        let t = "1.00000005960464477539062500000000001";
+        assert_eq!(T::F32.parse_value(t), Ok(0x3f80_0001));
+        // The same for f16: 1 + 2^-11 is the midpoint between 0x3c00 and
+        // 0x3c01; a decimal a hair above or below it reads as that f64, but
+        // must round up or down, and exactly it ties to even.
+        assert_eq!(T::F16.parse_value("1.00048828125"), Ok(0x3c00));
+        assert_eq!(T::F16.parse_value("1.00048828125000000000001"), Ok(0x3c01));
+        assert_eq!(T::F16.parse_value("1.00048828124999999999999"), Ok(0x3c00));
+        assert_eq!(T::F16.parse_value("-1.00048828125000000000001"), Ok(0xbc01));
+        assert_eq!(
+            T::F16.parse_value("100048828125000000000001e-23"),
+            Ok(0x3c01)
+        );
+        // 1 + 3 * 2^-11: midpoint between 0x3c01 and 0x3c02, ties to 0x3c02.
+        assert_eq!(T::F16.parse_value("1.00146484375"), Ok(0x3c02));
+        assert_eq!(T::F16.parse_value("1.00146484374999999999999"), Ok(0x3c01));
+        // 65520, the midpoint to infinity.
+        assert_eq!(T::F16.parse_value("65520"), Ok(0x7c00));
+        assert_eq!(T::F16.parse_value("65519.9999999999999999999"), Ok(0x7bff));
+        // 2^-25, the midpoint between 0 and the smallest subnormal.
+        assert_eq!(T::F16.parse_value("2.98023223876953125e-8"), Ok(0));
+        assert_eq!(
+            T::F16.parse_value("2.980232238769531250000000001e-8"),
+            Ok(1)
+        );
+    }
+
+    #[test]
+    fn specs() {
+        let p = |s: &str| ArgSpec::parse(s).unwrap();
+        assert_eq!(
+            p("u32:7").value(),
+            &SpecValue::Scalar {
+                ty: ScalarType::U32,
+                bits: 7
+            }
+        );
+        assert_eq!(p("i16:-2").scalar_bytes(), Some(vec![0xfe, 0xff]));
+        assert_eq!(p("f16:1").scalar_bytes(), Some(vec![0x00, 0x3c]));
+        assert_eq!(p("lds:256").value(), &SpecValue::Lds { bytes: 256 });
+        assert_eq!(p("lds:0x100").value(), &SpecValue::Lds { bytes: 256 });
+        let b = p("buf:u16:4=iota");
+        assert_eq!(b.buffer_size(), Some(8));
+        assert_eq!(
+            b.buffer_contents().unwrap(),
+            Some(vec![0, 0, 1, 0, 2, 0, 3, 0])
+        );
+        assert_eq!(
+            p("buf:u8:3=zero").buffer_contents().unwrap(),
+            Some(vec![0; 3])
+        );
+        assert_eq!(
+            p("buf:i16:3=fill:-2").buffer_contents().unwrap(),
+            Some(vec![0xfe, 0xff, 0xfe, 0xff, 0xfe, 0xff])
+        );
+        assert_eq!(
+            p("buf:f32:3=iota").buffer_contents().unwrap(),
+            Some(
+                [0.0f32, 1.0, 2.0]
+                    .iter()
+                    .flat_map(|f| f.to_le_bytes())
+                    .collect()
+            )
+        );
+        assert_eq!(
+            p("buf:f16:2=fill:0.5").buffer_contents().unwrap(),
+            Some(vec![0x00, 0x38, 0x00, 0x38])
+        );
+        // iota wraps in the type.
+        let c = p("buf:u8:258=iota").buffer_contents().unwrap().unwrap();
+        assert_eq!((c[255], c[256], c[257]), (255, 0, 1));
+        assert_eq!(p("u32:7").buffer_contents().unwrap(), None);
+        assert_eq!(p("u32:7").to_string(), "u32:7");
+        assert_eq!("lds:4".parse::<ArgSpec>().unwrap().text(), "lds:4");
+    }
+
+    #[test]
+    fn parse_errors_name_the_spec() {
+        for (spec, msg) in [
+            ("u8:300", "--arg u8:300: 300 is out of range for u8"),
+            (
+                "x32:1",
+                "--arg x32:1: unknown type \"x32\" (i8, u8, i16, u16, i32, u32, i64, u64, f16, f32, f64)",
+            ),
+            (
+                "7",
+                "--arg 7: expected TYPE:VALUE, buf:TYPE:COUNT=INIT or lds:BYTES",
+            ),
+            (
+                "buf:u32:16",
+                "--arg buf:u32:16: expected TYPE:VALUE, buf:TYPE:COUNT=INIT or lds:BYTES",
+            ),
+            (
+                "buf:u32:0=zero",
+                "--arg buf:u32:0=zero: the count must be at least 1",
+            ),
+            (
+                "buf:u32:x=zero",
+                "--arg buf:u32:x=zero: \"x\" is not a count",
+            ),
+            (
+                "buf:u32:4=ones",
+                "--arg buf:u32:4=ones: unknown initializer \"ones\" (zero, iota, fill:VALUE, file:PATH)",
+            ),
+            (
+                "buf:u8:4=fill:256",
+                "--arg buf:u8:4=fill:256: 256 is out of range for u8",
+            ),
+            (
+                "buf:u64:0x2000000000000000=zero",
+                "--arg buf:u64:0x2000000000000000=zero: 2305843009213693952 elements of u64 is too large",
+            ),
+            ("lds:0", "--arg lds:0: the count must be at least 1"),
+            (
+                "lds:4294967296",
+                "--arg lds:4294967296: 4294967296 bytes of LDS is more than 4 GiB",
+            ),
+            ("f32:x", "--arg f32:x: \"x\" is not a number (f32)"),
+            (
+                "i32:1.5",
+                "--arg i32:1.5: \"1.5\" is not a decimal or 0x integer (i32)",
+            ),
+        ] {
+            assert_eq!(ArgSpec::parse(spec).unwrap_err().to_string(), msg);
+        }
+    }
+
+    #[test]
+    fn file_buffers() {
+        let dir = std::env::temp_dir().join(format!("argspec-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("data.bin");
+        std::fs::write(&f, [1u8, 0, 0, 0, 2, 0, 0, 0]).unwrap();
+        let ok = format!("buf:u32:2=file:{}", f.display());
+        let s = ArgSpec::parse(&ok).unwrap();
+        assert_eq!(
+            s.buffer_contents().unwrap(),
+            Some(vec![1, 0, 0, 0, 2, 0, 0, 0])
+        );
+        let short = format!("buf:u32:3=file:{}", f.display());
+        assert_eq!(
+            ArgSpec::parse(&short).unwrap_err().to_string(),
+            format!(
+                "--arg {short}: {} is 8 bytes, the buffer is 12",
+                f.display()
+            )
+        );
+        // Changed after parsing: read and checked again.
+        std::fs::write(&f, [0u8; 4]).unwrap();
+        assert!(matches!(
+            s.buffer_contents(),
+            Err(ArgSpecError::Parse {
+                reason: ParseReason::FileLength {
+                    len: 4,
+                    expected: 8,
+                    ..
+                },
+                ..
+            })
+        ));
+        let missing = dir.join("missing.bin");
+        let m = format!("buf:u8:1=file:{}", missing.display());
+        assert!(matches!(
+            ArgSpec::parse(&m),
+            Err(ArgSpecError::Parse {
+                reason: ParseReason::File { .. },
+                ..
+            })
+        ));
+        let d = format!("buf:u8:1=file:{}", dir.display());
+        assert!(matches!(
+            ArgSpec::parse(&d),
+            Err(ArgSpecError::Parse {
+                reason: ParseReason::File { .. },
+                ..
+            })
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
