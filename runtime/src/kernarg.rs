@@ -995,3 +995,283 @@ impl std::error::Error for KernargError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loader_core::metadata::Metadata;
+
+    /// A MessagePack value, enough to write kernel metadata by hand.
+    enum Mp<'a> {
+        U(u32),
+        S(&'a str),
+        A(Vec<Mp<'a>>),
+        M(Vec<(&'a str, Mp<'a>)>),
+    }
+
+    fn encode(v: &Mp<'_>, out: &mut Vec<u8>) {
+        match v {
+            Mp::U(n) => {
+                out.push(0xce);
+                out.extend_from_slice(&n.to_be_bytes());
+            }
+            Mp::S(s) => {
+                out.push(0xd9);
+                out.push(u8::try_from(s.len()).unwrap());
+                out.extend_from_slice(s.as_bytes());
+            }
+            Mp::A(items) => {
+                out.push(0xdc);
+                out.extend_from_slice(&u16::try_from(items.len()).unwrap().to_be_bytes());
+                for i in items {
+                    encode(i, out);
+                }
+            }
+            Mp::M(entries) => {
+                out.push(0xde);
+                out.extend_from_slice(&u16::try_from(entries.len()).unwrap().to_be_bytes());
+                for (k, v) in entries {
+                    encode(&Mp::S(k), out);
+                    encode(v, out);
+                }
+            }
+        }
+    }
+
+    /// An argument: (name, offset, size, value kind, extra entries).
+    type Arg<'a> = (&'a str, u32, u32, &'a str, Vec<(&'a str, Mp<'a>)>);
+
+    /// The metadata document of one kernel `k` with `args`.
+    fn doc(
+        segment_size: u32,
+        align: u32,
+        extra: Vec<(&str, Mp<'_>)>,
+        args: Vec<Arg<'_>>,
+    ) -> Vec<u8> {
+        let args = args
+            .into_iter()
+            .map(|(name, offset, size, kind, more)| {
+                let mut m = vec![
+                    (".offset", Mp::U(offset)),
+                    (".size", Mp::U(size)),
+                    (".value_kind", Mp::S(kind)),
+                ];
+                if !name.is_empty() {
+                    m.push((".name", Mp::S(name)));
+                }
+                m.extend(more);
+                Mp::M(m)
+            })
+            .collect();
+        let mut kernel = vec![
+            (".name", Mp::S("k")),
+            (".symbol", Mp::S("k.kd")),
+            (".kernarg_segment_size", Mp::U(segment_size)),
+            (".kernarg_segment_align", Mp::U(align)),
+            (".group_segment_fixed_size", Mp::U(0)),
+            (".private_segment_fixed_size", Mp::U(0)),
+            (".wavefront_size", Mp::U(64)),
+            (".sgpr_count", Mp::U(8)),
+            (".vgpr_count", Mp::U(8)),
+            (".max_flat_workgroup_size", Mp::U(256)),
+            (".args", Mp::A(args)),
+        ];
+        kernel.extend(extra);
+        let top = Mp::M(vec![
+            ("amdhsa.version", Mp::A(vec![Mp::U(1), Mp::U(2)])),
+            ("amdhsa.kernels", Mp::A(vec![Mp::M(kernel)])),
+        ]);
+        let mut out = Vec::new();
+        encode(&top, &mut out);
+        out
+    }
+
+    fn layout(doc: &[u8]) -> Result<KernargLayout, KernargError> {
+        let md = Metadata::parse(doc).unwrap();
+        let k = md.kernel("k").unwrap().unwrap();
+        KernargLayout::from_metadata(&k)
+    }
+
+    fn err(doc: &[u8]) -> String {
+        layout(doc).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn layout_checks_name_the_argument() {
+        let by_value = |name, offset, size| (name, offset, size, "by_value", vec![]);
+        assert_eq!(
+            err(&doc(
+                16,
+                8,
+                vec![],
+                vec![by_value("a", 0, 8), by_value("b", 4, 4)]
+            )),
+            "kernel argument 0 (a) overlaps kernel argument 1 (b)"
+        );
+        assert_eq!(
+            err(&doc(
+                16,
+                8,
+                vec![],
+                vec![by_value("a", 0, 4), ("p", 4, 8, "global_buffer", vec![])]
+            )),
+            "kernel argument 1 (p) at offset 4 is not 8-byte aligned"
+        );
+        assert_eq!(
+            err(&doc(
+                16,
+                8,
+                vec![],
+                vec![("p", 0, 4, "global_buffer", vec![])]
+            )),
+            "kernel argument 0 (p) has size 4, but a global_buffer argument is 8 bytes"
+        );
+        assert_eq!(
+            err(&doc(16, 8, vec![], vec![by_value("", 0, 0)])),
+            "kernel argument 0 has size 0"
+        );
+        assert_eq!(
+            err(&doc(
+                32,
+                8,
+                vec![],
+                vec![
+                    by_value("a", 0, 4),
+                    ("", 8, 8, "hidden_block_count_x", vec![])
+                ]
+            )),
+            "hidden argument hidden_block_count_x (.args[1]) has size 8, but a hidden_block_count_x argument is 4 bytes"
+        );
+        assert_eq!(
+            err(&doc(
+                32,
+                8,
+                vec![],
+                vec![
+                    ("", 8, 4, "hidden_block_count_x", vec![]),
+                    ("", 10, 2, "hidden_group_size_x", vec![])
+                ]
+            )),
+            "hidden argument hidden_block_count_x (.args[0]) overlaps hidden argument hidden_group_size_x (.args[1])"
+        );
+        // A segment alignment that is not a power of two: loader-core's
+        // reader already refuses the kernel.
+        let d = doc(16, 6, vec![], vec![by_value("a", 0, 4)]);
+        assert!(Metadata::parse(&d).unwrap().kernel("k").is_err());
+        // Past the end: loader-core's reader already refuses it.
+        assert!(matches!(
+            layout(&doc(8, 8, vec![], vec![by_value("a", 4, 8)])),
+            Err(KernargError::Metadata(_))
+        ));
+        // hidden_none only reserves space: any size.
+        let l = layout(&doc(
+            40,
+            8,
+            vec![],
+            vec![by_value("a", 0, 4), ("", 8, 24, "hidden_none", vec![])],
+        ))
+        .unwrap();
+        assert_eq!(l.hidden[0].kind, ValueKind::HiddenNone);
+        assert_eq!(l.explicit[0].index, 0);
+        assert_eq!(l.allocation_align(), 16);
+    }
+
+    #[test]
+    fn printf_buffer_and_lds_alignment() {
+        // COv4-style printf kernel (clang-19 with the device libraries uses
+        // hostcall instead, so no real code object here has this kind).
+        let d = doc(
+            64,
+            8,
+            vec![],
+            vec![
+                (
+                    "l1",
+                    0,
+                    4,
+                    "dynamic_shared_pointer",
+                    vec![(".pointee_align", Mp::U(64))],
+                ),
+                ("l2", 4, 4, "dynamic_shared_pointer", vec![]),
+                ("", 8, 8, "hidden_global_offset_x", vec![]),
+                ("", 16, 8, "hidden_global_offset_y", vec![]),
+                ("", 24, 8, "hidden_global_offset_z", vec![]),
+                ("", 32, 8, "hidden_printf_buffer", vec![]),
+                ("", 40, 4, "hidden_dynamic_lds_size", vec![]),
+            ],
+        );
+        let l = layout(&d).unwrap();
+        let h = HiddenValues {
+            printf_buffer: 0x1122_3344_5566_7788,
+            global_offset: [1, 2, 3],
+            ..HiddenValues::default()
+        };
+        let g = Geometry::new([64, 1, 1], [64, 1, 1]).with_dynamic_lds(8);
+        let k = build(&l, &[ArgValue::Lds(10), ArgValue::Lds(3)], &g, &h, 100).unwrap();
+        let b = &k.bytes;
+        // l1 aligned to its pointee alignment 64 after 100 static bytes; l2
+        // to the minimum 16 after l1's 10 bytes.
+        assert_eq!(b[0..4], 128u32.to_le_bytes());
+        assert_eq!(b[4..8], 144u32.to_le_bytes());
+        assert_eq!(b[8..16], 1u64.to_le_bytes());
+        assert_eq!(b[16..24], 2u64.to_le_bytes());
+        assert_eq!(b[24..32], 3u64.to_le_bytes());
+        assert_eq!(b[32..40], 0x1122_3344_5566_7788u64.to_le_bytes());
+        // 147 after l2, then 8 dynamic bytes.
+        assert_eq!(k.group_segment_size, 155);
+        assert_eq!(b[40..44], 55u32.to_le_bytes());
+    }
+
+    #[test]
+    fn kernel_geometry_attributes() {
+        let d = doc(
+            8,
+            8,
+            vec![
+                (
+                    ".reqd_workgroup_size",
+                    Mp::A(vec![Mp::U(8), Mp::U(4), Mp::U(1)]),
+                ),
+                (".uniform_work_group_size", Mp::U(1)),
+            ],
+            vec![("p", 0, 8, "global_buffer", vec![])],
+        );
+        let l = layout(&d).unwrap();
+        let run = |grid, wg| {
+            build(
+                &l,
+                &[ArgValue::Pointer(0)],
+                &Geometry::new(grid, wg),
+                &HiddenValues::default(),
+                0,
+            )
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+        };
+        run([16, 8, 1], [8, 4, 1]).unwrap();
+        assert_eq!(
+            run([16, 8, 1], [4, 8, 1]).unwrap_err(),
+            "work-group 4x8x1 is not the kernel's .reqd_workgroup_size 8x4x1"
+        );
+        assert_eq!(
+            run([16, 6, 1], [8, 4, 1]).unwrap_err(),
+            "the kernel needs a uniform work-group size, but grid size y (6) is not a multiple of the work-group size (4)"
+        );
+    }
+
+    #[test]
+    fn geometry_values() {
+        let g = Geometry::new([1000, 7, 1], [64, 8, 1]);
+        assert_eq!(g.dims, 2);
+        assert_eq!((g.block_count(0), g.remainder(0)), (15, 40));
+        // A work-group larger than the grid: no full group, one partial.
+        assert_eq!((g.block_count(1), g.remainder(1)), (0, 7));
+        assert_eq!((g.block_count(2), g.remainder(2)), (1, 0));
+        assert_eq!(Geometry::new([1, 1, 5], [1, 1, 1]).dims, 3);
+        assert_eq!(Geometry::new([9, 1, 1], [3, 1, 1]).dims, 1);
+        // Maximum sizes do not overflow.
+        let g = Geometry::new([u32::MAX, 1, 1], [u16::MAX, 1, 1]);
+        assert_eq!(g.block_count(0), u32::MAX / 65535);
+        assert_eq!(u32::from(g.remainder(0)), u32::MAX % 65535);
+    }
+}
