@@ -467,12 +467,14 @@ impl Geometry {
     }
 
     /// Checks the geometry against the kernel: no zero size, dims 1 to 3
-    /// with the unused dimensions 1, the work-group within
-    /// `.max_flat_workgroup_size` and equal to `.reqd_workgroup_size` if the
-    /// kernel has one, and the grid a multiple of the work-group when the
-    /// kernel says `.uniform_work_group_size`. A work-group larger than the
-    /// grid, or a grid that is not a multiple of it, is allowed otherwise
-    /// (HSA allows partial work-groups).
+    /// with the unused dimensions 1, no grid size smaller than the
+    /// work-group size (`hsa.h`, `hsa_kernel_dispatch_packet_t`: each grid
+    /// size "Must not be smaller than" the work-group size), the work-group
+    /// within `.max_flat_workgroup_size` and equal to `.reqd_workgroup_size`
+    /// if the kernel has one, and the grid a multiple of the work-group when
+    /// the kernel says `.uniform_work_group_size`. A grid that is not a
+    /// multiple of the work-group is allowed otherwise (its last work-group
+    /// is partial).
     pub fn check(&self, layout: &KernargLayout) -> Result<(), KernargError> {
         if !(1..=3).contains(&self.dims) {
             return Err(KernargError::Dims { dims: self.dims });
@@ -483,6 +485,13 @@ impl Geometry {
             }
             if self.workgroup[d] == 0 {
                 return Err(KernargError::ZeroWorkgroup { dim: d });
+            }
+            if self.grid[d] < u32::from(self.workgroup[d]) {
+                return Err(KernargError::GridSmallerThanWorkgroup {
+                    dim: d,
+                    grid: self.grid[d],
+                    workgroup: self.workgroup[d],
+                });
             }
             if d >= usize::from(self.dims) && (self.grid[d] != 1 || self.workgroup[d] != 1) {
                 return Err(KernargError::UnusedDimension {
@@ -866,6 +875,15 @@ pub enum KernargError {
         /// The dimension (0 = X).
         dim: usize,
     },
+    /// A grid size smaller than the work-group size.
+    GridSmallerThanWorkgroup {
+        /// The dimension (0 = X).
+        dim: usize,
+        /// Its grid size.
+        grid: u32,
+        /// Its work-group size.
+        workgroup: u16,
+    },
     /// A dimension past `dims` whose grid or work-group size is not 1.
     UnusedDimension {
         /// The dimensions.
@@ -951,6 +969,15 @@ impl fmt::Display for KernargError {
             Self::Dims { dims } => write!(f, "a dispatch has 1 to 3 dimensions, not {dims}"),
             Self::ZeroGrid { dim } => write!(f, "grid size {} is 0", DIM[*dim % 3]),
             Self::ZeroWorkgroup { dim } => write!(f, "work-group size {} is 0", DIM[*dim % 3]),
+            Self::GridSmallerThanWorkgroup {
+                dim,
+                grid,
+                workgroup,
+            } => write!(
+                f,
+                "grid size {} ({grid}) is smaller than the work-group size ({workgroup})",
+                DIM[*dim % 3]
+            ),
             Self::UnusedDimension {
                 dims,
                 dim,
@@ -1261,11 +1288,10 @@ mod tests {
 
     #[test]
     fn geometry_values() {
-        let g = Geometry::new([1000, 7, 1], [64, 8, 1]);
+        let g = Geometry::new([1000, 7, 1], [64, 4, 1]);
         assert_eq!(g.dims, 2);
         assert_eq!((g.block_count(0), g.remainder(0)), (15, 40));
-        // A work-group larger than the grid: no full group, one partial.
-        assert_eq!((g.block_count(1), g.remainder(1)), (0, 7));
+        assert_eq!((g.block_count(1), g.remainder(1)), (1, 3));
         assert_eq!((g.block_count(2), g.remainder(2)), (1, 0));
         assert_eq!(Geometry::new([1, 1, 5], [1, 1, 1]).dims, 3);
         assert_eq!(Geometry::new([9, 1, 1], [3, 1, 1]).dims, 1);

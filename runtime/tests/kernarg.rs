@@ -297,8 +297,8 @@ fn v5_probe_geometries() {
         Geometry::new([1000, 1, 1], [64, 1, 1]),
         // 1D, exact.
         Geometry::new([1024, 1, 1], [256, 1, 1]),
-        // Work-group larger than the grid: no full group, one partial.
-        Geometry::new([10, 1, 1], [64, 1, 1]),
+        // One full group and a partial one of 1 work-item.
+        Geometry::new([65, 1, 1], [64, 1, 1]),
         // 2D, partial in both.
         Geometry::new([100, 7, 1], [16, 4, 1]),
         // 3D, partial in every dimension.
@@ -590,8 +590,15 @@ fn errors_name_the_argument() {
             .to_string(),
         "work-group 512x1x1 exceeds the kernel's .max_flat_workgroup_size 256"
     );
-    // Partial groups and groups larger than the grid are fine.
-    geo(Geometry::new([3, 5, 7], [4, 8, 8])).unwrap();
+    // hsa.h: a grid size "Must not be smaller than" the work-group size.
+    assert_eq!(
+        geo(Geometry::new([64, 3, 1], [16, 4, 1]))
+            .unwrap_err()
+            .to_string(),
+        "grid size y (3) is smaller than the work-group size (4)"
+    );
+    // Partial groups are fine.
+    geo(Geometry::new([13, 9, 17], [4, 8, 8])).unwrap();
 
     // Images, samplers, pipes and queues are represented, not built.
     let l = co.layout("with_image");
