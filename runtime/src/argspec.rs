@@ -1040,6 +1040,46 @@ mod tests {
         }
     }
 
+    /// Random strings over the grammar's alphabet, and random prefixes
+    /// glued to valid specs: parse returns a spec or an error, never panics.
+    #[test]
+    fn random_specs_never_panic() {
+        let mut st = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            st ^= st >> 12;
+            st ^= st << 25;
+            st ^= st >> 27;
+            st.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        let alphabet = b"0123456789abcdefxXiu816324:-+.=eEbufldsziorpatnNIF/ ";
+        let starts = [
+            "",
+            "u8:",
+            "i64:",
+            "f16:",
+            "f32:",
+            "buf:u32:",
+            "buf:f16:3=",
+            "lds:",
+            "buf:i8:2=fill:",
+        ];
+        let mut ok = 0;
+        for _ in 0..50_000 {
+            let mut t = starts[next() as usize % starts.len()].to_owned();
+            for _ in 0..next() % 24 {
+                t.push(alphabet[next() as usize % alphabet.len()] as char);
+            }
+            if let Ok(spec) = ArgSpec::parse(&t) {
+                ok += 1;
+                assert_eq!(spec.text(), t);
+                if let Some(b) = spec.scalar_bytes() {
+                    assert!(matches!(b.len(), 1 | 2 | 4 | 8));
+                }
+            }
+        }
+        assert!(ok > 100, "{ok}");
+    }
+
     #[test]
     fn file_buffers() {
         let dir = std::env::temp_dir().join(format!("argspec-test-{}", std::process::id()));

@@ -502,8 +502,9 @@ impl Geometry {
                 });
             }
         }
-        let flat: u32 = self.workgroup.iter().map(|&w| u32::from(w)).product();
-        if flat > layout.max_flat_workgroup_size {
+        // Up to 65535^3: needs more than 32 bits.
+        let flat: u64 = self.workgroup.iter().map(|&w| u64::from(w)).product();
+        if flat > u64::from(layout.max_flat_workgroup_size) {
             return Err(KernargError::WorkgroupTooLarge {
                 workgroup: self.workgroup,
                 max: layout.max_flat_workgroup_size,
@@ -1295,6 +1296,14 @@ mod tests {
         assert_eq!((g.block_count(2), g.remainder(2)), (1, 0));
         assert_eq!(Geometry::new([1, 1, 5], [1, 1, 1]).dims, 3);
         assert_eq!(Geometry::new([9, 1, 1], [3, 1, 1]).dims, 1);
+        // A work-group of 65535^3 work-items is refused, not overflowed.
+        let d = doc(8, 8, vec![], vec![("p", 0, 8, "global_buffer", vec![])]);
+        let l = layout(&d).unwrap();
+        let big = Geometry::new([u32::MAX; 3], [u16::MAX; 3]);
+        assert!(matches!(
+            big.check(&l),
+            Err(KernargError::WorkgroupTooLarge { max: 256, .. })
+        ));
         // Maximum sizes do not overflow.
         let g = Geometry::new([u32::MAX, 1, 1], [u16::MAX, 1, 1]);
         assert_eq!(g.block_count(0), u32::MAX / 65535);

@@ -680,3 +680,91 @@ fn argspecs_against_real_layouts() {
     let s = spec("i16:-2");
     assert_eq!(s.scalar_bytes().unwrap(), vec![0xfe, 0xff]);
 }
+
+/// Random values, geometries and static sizes against every real layout:
+/// `build` returns a value or an error, never panics, and a value is always
+/// the segment's size.
+#[test]
+fn random_inputs_never_panic() {
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        s.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    let mut layouts = Vec::new();
+    for name in ALL {
+        let co = code_object(name);
+        for k in co.readelf.keys() {
+            layouts.push(co.layout(k));
+        }
+    }
+    let (mut ok, mut err) = (0, 0);
+    for _ in 0..20_000 {
+        let l = &layouts[next() as usize % layouts.len()];
+        let n = if next() % 8 == 0 {
+            next() as usize % 14
+        } else {
+            l.explicit.len()
+        };
+        let args: Vec<ArgValue> = (0..n)
+            .map(|i| {
+                let want = l.explicit.get(i);
+                match (next() % 4, want.map(|a| a.kind)) {
+                    (0, _) => ArgValue::Bytes(vec![0x5a; next() as usize % 20]),
+                    (1, _) => ArgValue::Lds(next() as u32),
+                    (2, _) => ArgValue::Pointer(next()),
+                    (_, Some(ArgKind::ByValue)) => {
+                        ArgValue::Bytes(vec![1; want.unwrap().size as usize])
+                    }
+                    (_, Some(ArgKind::DynamicSharedPointer)) => {
+                        ArgValue::Lds(next() as u32 % 4096 + 1)
+                    }
+                    _ => ArgValue::Pointer(next()),
+                }
+            })
+            .collect();
+        let pick32 = |r: u64| match r % 4 {
+            0 => 0,
+            1 => u32::MAX,
+            _ => (r >> 8) as u32 % 5000,
+        };
+        let pick16 = |r: u64| match r % 4 {
+            0 => 0,
+            1 => u16::MAX,
+            _ => (r >> 8) as u16 % 300,
+        };
+        let g = if next() % 2 == 0 {
+            Geometry {
+                dims: (next() % 5) as u8,
+                grid: [pick32(next()), pick32(next()), pick32(next())],
+                workgroup: [pick16(next()), pick16(next()), pick16(next())],
+                dynamic_lds: pick32(next()),
+            }
+        } else {
+            // Valid: 3 dimensions, each grid at least its work-group.
+            let wg = [1 + next() % 8, 1 + next() % 4, 1 + next() % 4];
+            let grid = wg.map(|w| (w * (1 + next() % 10) + next() % w) as u32);
+            Geometry::new(grid, wg.map(|w| w as u16))
+                .with_dims(3)
+                .with_dynamic_lds((next() % 1024) as u32)
+        };
+        let static_lds = if next() % 8 == 0 {
+            pick32(next())
+        } else {
+            (next() % 4096) as u32
+        };
+        match build(l, &args, &g, &hidden_values(), static_lds) {
+            Ok(k) => {
+                ok += 1;
+                assert_eq!(k.bytes.len(), l.segment_size as usize);
+            }
+            Err(e) => {
+                err += 1;
+                assert!(!e.to_string().is_empty());
+            }
+        }
+    }
+    assert!(ok > 100 && err > 100, "ok {ok} err {err}");
+}
