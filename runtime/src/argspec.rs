@@ -18,7 +18,7 @@
 //! checked at parse time (it must exist and be exactly `COUNT * sizeof(TYPE)`
 //! bytes) and read, and checked again, by [`ArgSpec::buffer_contents`].
 
-use crate::kernarg::{ArgKind, KernargLayout};
+use crate::kernarg::{ArgKind, ArgValue, KernargLayout};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -460,6 +460,19 @@ impl ArgSpec {
                 Some(bits.to_le_bytes()[..ty.size() as usize].to_vec())
             }
             _ => None,
+        }
+    }
+
+    /// The kernarg value for this spec: a scalar's bytes, an LDS size, or
+    /// for a buffer `Pointer(buffer_address)`, the device address where the
+    /// caller placed [`ArgSpec::buffer_contents`] (ignored otherwise).
+    pub fn arg_value(&self, buffer_address: u64) -> ArgValue {
+        match self.value {
+            SpecValue::Scalar { ty, bits } => {
+                ArgValue::Bytes(bits.to_le_bytes()[..ty.size() as usize].to_vec())
+            }
+            SpecValue::Buffer { .. } => ArgValue::Pointer(buffer_address),
+            SpecValue::Lds { bytes } => ArgValue::Lds(bytes),
         }
     }
 
@@ -986,6 +999,12 @@ mod tests {
         assert_eq!((c[255], c[256], c[257]), (255, 0, 1));
         assert_eq!(p("u32:7").buffer_contents().unwrap(), None);
         assert_eq!(p("u32:7").to_string(), "u32:7");
+        assert_eq!(p("u16:0x102").arg_value(0), ArgValue::Bytes(vec![2, 1]));
+        assert_eq!(
+            p("buf:u8:1=zero").arg_value(0x1000),
+            ArgValue::Pointer(0x1000)
+        );
+        assert_eq!(p("lds:64").arg_value(0), ArgValue::Lds(64));
         assert_eq!("lds:4".parse::<ArgSpec>().unwrap().text(), "lds:4");
     }
 

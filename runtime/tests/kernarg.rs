@@ -679,6 +679,26 @@ fn argspecs_against_real_layouts() {
     // A spec's bytes build the segment.
     let s = spec("i16:-2");
     assert_eq!(s.scalar_bytes().unwrap(), vec![0xfe, 0xff]);
+    // Specs that fit all build the segment (float4 and the struct given as
+    // raw bytes: no scalar spec is 16 bytes).
+    let mut values: Vec<ArgValue> = good.iter().map(|s| s.arg_value(0x4000)).collect();
+    values[6] = ArgValue::Bytes(vec![0; 16]);
+    values[9] = ArgValue::Bytes(vec![0; 16]);
+    let k = build(
+        &l,
+        &values,
+        &Geometry::new([64, 1, 1], [64, 1, 1]),
+        &HiddenValues::default(),
+        0,
+    )
+    .unwrap();
+    assert_eq!(k.bytes[0..8], 0x4000u64.to_le_bytes());
+    assert_eq!(k.bytes[8..12], 7u32.to_le_bytes());
+    // lds:256 at 0, lds:8 after it at 256.
+    assert_eq!(k.bytes[12..16], 0u32.to_le_bytes());
+    assert_eq!(k.bytes[56..60], 256u32.to_le_bytes());
+    assert_eq!(k.group_segment_size, 264);
+    assert_eq!(k.bytes[80..82], 0x3c00u16.to_le_bytes());
 }
 
 /// Random values, geometries and static sizes against every real layout:
