@@ -13,18 +13,22 @@
 //! - [`queue`]: AQL queues, scratch, queue errors;
 //! - [`executable`]: code objects loaded for an agent, symbols;
 //! - [`dispatch`]: kernarg segments and kernel dispatch;
+//! - [`kernarg`]: kernarg layouts from the metadata, every hidden argument;
+//! - [`argspec`]: the `hsa run --arg` syntax;
 //! - [`blit`]: the copy and fill kernels (OpenCL C, `runtime/blit/`).
 //!
 //! The `hsa` binary (`src/bin/hsa`) is the project's command-line tool.
 #![deny(unsafe_code)]
 
 pub mod agent;
+pub mod argspec;
 pub mod blit;
 pub mod dispatch;
 pub mod driver;
 pub mod events;
 pub mod executable;
 pub mod info;
+pub mod kernarg;
 pub mod memory;
 pub mod queue;
 pub mod signal;
