@@ -11,23 +11,28 @@
 //! - [`queue`]: AQL queues, scratch, queue errors;
 //! - [`executable`]: code objects loaded for an agent, symbols;
 //! - [`dispatch`]: kernarg segments and kernel dispatch;
-//! - [`blit`]: the copy and fill kernels (OpenCL C, `runtime/blit/`).
+//! - [`blit`]: the copy and fill kernels (OpenCL C, `runtime/blit/`);
+//! - [`copy`]: async copies, `hsa_memory_copy`, fills, pointer info;
+//! - [`sdma`]: the SDMA queue client.
 //!
 //! The `hsa` binary (`src/bin/hsa`) is the project's command-line tool.
 #![deny(unsafe_code)]
 
 pub mod agent;
 pub mod blit;
+pub mod copy;
 pub mod dispatch;
 pub mod driver;
 pub mod executable;
 pub mod memory;
 pub mod queue;
+pub mod sdma;
 pub mod signal;
 pub mod status;
 pub mod system;
 
 pub use agent::{Agent, AgentRecord, DeviceType};
+pub use copy::{CopyEngine, InitOptions, PointerInfo, PointerType};
 pub use dispatch::{ArgValue, Completion, Geometry};
 pub use executable::{Executable, KernelSymbol};
 pub use memory::MemoryPool;
