@@ -97,6 +97,12 @@ const FLAG_COARSE: u32 = 4;
 /// Packets of the internal blit queue.
 const BLIT_QUEUE_PACKETS: u32 = 256;
 
+/// Whether `HSA_ENABLE_SDMA` (its value, if set) leaves SDMA on: only `0`
+/// turns it off (ROCr's flag: `HSA_ENABLE_SDMA=0`).
+fn sdma_from_env(value: Option<&str>) -> bool {
+    value.is_none_or(|v| v.trim() != "0")
+}
+
 /// The blit kernels of one GPU agent, with their queue.
 struct Blit {
     queue: Queue,
@@ -128,7 +134,7 @@ impl CopyEngines {
     pub(crate) fn new(options: &InitOptions) -> Self {
         let sdma_enabled = options
             .sdma
-            .unwrap_or_else(|| std::env::var("HSA_ENABLE_SDMA").map_or(true, |v| v.trim() != "0"));
+            .unwrap_or_else(|| sdma_from_env(std::env::var("HSA_ENABLE_SDMA").ok().as_deref()));
         Self {
             sdma_enabled,
             gpus: Mutex::new(Vec::new()),
@@ -191,8 +197,7 @@ impl Blit {
             }
             std::thread::yield_now();
         }
-        let kernarg =
-            self.kernarg_va + (id % (2 * slots)) * blit::KERNARG_SIZE as u64;
+        let kernarg = self.kernarg_va + (id % (2 * slots)) * blit::KERNARG_SIZE as u64;
         // SAFETY: a slot of our CPU-mapped kernarg buffer that no packet in
         // flight uses (see above).
         unsafe {
@@ -292,7 +297,10 @@ impl Runtime {
         }
         let vram_here = |x: &Side| {
             x.kind == Some(PoolKind::Vram)
-                && x.block.pool.and_then(|i| self.core.pools.get(i)).map(|p| p.gpu_id)
+                && x.block
+                    .pool
+                    .and_then(|i| self.core.pools.get(i))
+                    .map(|p| p.gpu_id)
                     == Some(rec.gpu_id)
         };
         if has_blit && vram_here(s) && vram_here(d) {
@@ -326,7 +334,9 @@ impl Runtime {
         let co = blit::code_object_for(&isa).ok_or_else(|| {
             Error::new(
                 Status::Error,
-                format!("no blit kernels for {isa} (runtime/blit/build.sh builds them per processor)"),
+                format!(
+                    "no blit kernels for {isa} (runtime/blit/build.sh builds them per processor)"
+                ),
             )
         })?;
         let p = &rec.node.properties;
@@ -415,9 +425,7 @@ impl Runtime {
             dst_agent
         } else {
             self.first_gpu_with(reaches).ok_or_else(|| {
-                Error::invalid_argument(format!(
-                    "no GPU reaches both {src:#x} and {dst:#x}"
-                ))
+                Error::invalid_argument(format!("no GPU reaches both {src:#x} and {dst:#x}"))
             })?
         };
         let gpu_id = self.core.agents[gpu.index()].gpu_id;
@@ -454,13 +462,10 @@ impl Runtime {
                 let q = self.sdma_queue(gpu)?;
                 let h = completion.handle();
                 // SAFETY: the signal's amd_signal_t, alive while `completion`
-                // is: its event fields (mailbox at +16, id at +24).
-                let (mailbox, id) = unsafe {
-                    (
-                        core::ptr::read_volatile((h + 16) as *const u64),
-                        core::ptr::read_volatile((h + 24) as *const u32),
-                    )
-                };
+                // is: its event mailbox pointer at +16.
+                let mailbox = unsafe { core::ptr::read_volatile((h + 16) as *const u64) };
+                // SAFETY: as above, its event id at +24.
+                let id = unsafe { core::ptr::read_volatile((h + 24) as *const u32) };
                 let event = (mailbox != 0).then_some((mailbox, id));
                 q.submit(&sdma::copy_command(dst, src, size, deps, h, event))?;
                 Ok(None)
@@ -516,9 +521,7 @@ impl Runtime {
             Some(a) => a,
             None => self
                 .first_gpu_with(|g| side.block.mapped_on.contains(&g))
-                .ok_or_else(|| {
-                    Error::invalid_argument(format!("no GPU reaches {ptr:#x}"))
-                })?,
+                .ok_or_else(|| Error::invalid_argument(format!("no GPU reaches {ptr:#x}")))?,
         };
         let b = self.blit(gpu)?;
         let plan = blit::plan_fill(ptr, value, count, b.max_workitems)
@@ -556,7 +559,9 @@ impl Runtime {
             let pool = x.block.pool.and_then(|i| self.core.pools.get(i));
             match pool {
                 Some(p) if p.kind == PoolKind::Vram => Some(p.owner),
-                _ if !x.block.host_accessible => self.first_gpu_with(|g| x.block.mapped_on.contains(&g)),
+                _ if !x.block.host_accessible => {
+                    self.first_gpu_with(|g| x.block.mapped_on.contains(&g))
+                }
                 _ => None,
             }
         };
@@ -682,5 +687,21 @@ impl Runtime {
     /// The engine copies use by default: SDMA unless it was turned off.
     pub fn sdma_enabled(&self) -> bool {
         self.core.copy.sdma_enabled
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_hsa_enable_sdma_0_turns_sdma_off() {
+        assert!(sdma_from_env(None));
+        assert!(sdma_from_env(Some("1")));
+        assert!(sdma_from_env(Some("")));
+        assert!(!sdma_from_env(Some("0")));
+        assert!(!sdma_from_env(Some(" 0\n")));
+        assert!(CopyEngines::new(&InitOptions { sdma: Some(true) }).sdma_enabled);
+        assert!(!CopyEngines::new(&InitOptions { sdma: Some(false) }).sdma_enabled);
     }
 }

@@ -242,6 +242,7 @@ impl Allocations {
     /// Allocates `size` bytes (rounded to pages) of `kind` memory owned by
     /// `owner_gpu` (system memory: any GPU, `gpus[0]`), maps it for the CPU
     /// when it can be, and on `gpus`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn allocate(
         &self,
         driver: &dyn Driver,

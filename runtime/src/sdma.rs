@@ -338,7 +338,9 @@ mod tests {
         assert_eq!(
             Packet::decode(&poll_memory_equal(0x1_0000_100c, 0)).unwrap(),
             Packet::PollRegmem(PollRegmem {
-                target: PollTarget::Memory { addr: 0x1_0000_100c },
+                target: PollTarget::Memory {
+                    addr: 0x1_0000_100c
+                },
                 function: PollFunction::Equal,
                 value: 0,
                 mask: u32::MAX,

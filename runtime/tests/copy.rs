@@ -10,13 +10,8 @@ use runtime::{InitOptions, Runtime, driver};
 const SDMA: bool = true;
 
 fn setup() -> cases::Setup {
-    let rt = Runtime::init_with_options(
-        driver::open_sim,
-        InitOptions {
-            sdma: Some(SDMA),
-        },
-    )
-    .expect("runtime on the sim");
+    let rt = Runtime::init_with_options(driver::open_sim, InitOptions { sdma: Some(SDMA) })
+        .expect("runtime on the sim");
     assert_eq!(rt.sdma_enabled(), SDMA);
     cases::setup(rt)
 }

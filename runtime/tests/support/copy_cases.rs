@@ -131,7 +131,10 @@ pub fn round_trips(s: &Setup, sdma: bool) {
                 &data[..],
                 "round trip of {size} bytes at +{so}/+{doff}"
             );
-            assert!(back[..doff as usize].iter().all(|&b| b == 0xee), "head untouched");
+            assert!(
+                back[..doff as usize].iter().all(|&b| b == 0xee),
+                "head untouched"
+            );
             assert!(
                 back[(doff + size) as usize..].iter().all(|&b| b == 0xee),
                 "tail untouched"
@@ -165,8 +168,7 @@ pub fn dependent_signals(s: &Setup) {
     for (dst, dst_agent, src, src_agent) in [(vram, s.gpu, src, s.cpu), (dst, s.cpu, vram, s.gpu)] {
         // SAFETY: test buffers.
         unsafe {
-            s.rt
-                .memory_async_copy(dst, dst_agent, src, src_agent, n, &dep_refs, &done)
+            s.rt.memory_async_copy(dst, dst_agent, src, src_agent, n, &dep_refs, &done)
         }
         .unwrap();
     }
@@ -214,16 +216,19 @@ pub fn fills(s: &Setup) {
     let d = s.rt.allocate(s.vram, n).unwrap();
     let h = s.rt.allocate(s.sys, n).unwrap();
     poke(h, &vec![0x11; n as usize]);
-    // SAFETY: test buffers.
-    unsafe {
-        s.rt.memory_fill(d, 0xa1b2_c3d4, n / 4).unwrap();
-        s.rt.memory_fill(h + 8, 0x0102_0304, 1001).unwrap();
-    }
+    // SAFETY: test buffers (or rejected calls), nothing else uses them.
+    let fill = |p: u64, v: u32, c: u64| unsafe { s.rt.memory_fill(p, v, c) };
+    fill(d, 0xa1b2_c3d4, n / 4).unwrap();
+    fill(h + 8, 0x0102_0304, 1001).unwrap();
     let back = peek(h, n as usize);
     assert_eq!(&back[..8], &[0x11; 8]);
     for i in 0..1001 {
         let at = 8 + 4 * i;
-        assert_eq!(&back[at..at + 4], &0x0102_0304u32.to_le_bytes(), "dword {i}");
+        assert_eq!(
+            &back[at..at + 4],
+            &0x0102_0304u32.to_le_bytes(),
+            "dword {i}"
+        );
     }
     assert!(back[8 + 4 * 1001..].iter().all(|&b| b == 0x11));
     s.copy(h, s.cpu, d, s.gpu, n);
@@ -231,19 +236,16 @@ pub fn fills(s: &Setup) {
     for (i, c) in back.chunks(4).enumerate() {
         assert_eq!(c, &0xa1b2_c3d4u32.to_le_bytes(), "vram dword {i}");
     }
-    // SAFETY: the calls fail before touching memory.
-    unsafe {
-        let e = s.rt.memory_fill(d + 2, 0, 4).unwrap_err();
-        assert_eq!(e.status, Status::InvalidArgument, "{e}");
-        let e = s.rt.memory_fill(0, 0, 4).unwrap_err();
-        assert_eq!(e.status, Status::InvalidArgument, "{e}");
-        let e = s.rt.memory_fill(d, 0, n / 4 + 1).unwrap_err();
-        assert_eq!(e.status, Status::InvalidArgument, "{e}");
-        let local = [0u32; 4];
-        let e = s.rt.memory_fill(local.as_ptr() as u64, 0, 4).unwrap_err();
-        assert_eq!(e.status, Status::InvalidAllocation, "{e}");
-        s.rt.memory_fill(d, 0, 0).unwrap();
-    }
+    let e = fill(d + 2, 0, 4).unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument, "{e}");
+    let e = fill(0, 0, 4).unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument, "{e}");
+    let e = fill(d, 0, n / 4 + 1).unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument, "{e}");
+    let local = [0u32; 4];
+    let e = fill(local.as_ptr() as u64, 0, 4).unwrap_err();
+    assert_eq!(e.status, Status::InvalidAllocation, "{e}");
+    fill(d, 0, 0).unwrap();
     s.rt.free(d).unwrap();
     s.rt.free(h).unwrap();
 }
@@ -280,8 +282,7 @@ pub fn locked_memory(s: &Setup) {
     let done = s.rt.create_signal(1).unwrap();
     // SAFETY: rejected before any copy.
     let e = unsafe {
-        s.rt
-            .memory_async_copy(d, s.gpu, p, s.cpu, n as u64, &[], &done)
+        s.rt.memory_async_copy(d, s.gpu, p, s.cpu, n as u64, &[], &done)
     }
     .unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "{e}");
@@ -318,22 +319,19 @@ pub fn memory_copy(s: &Setup) {
     let d = s.rt.allocate(s.vram, n as u64 + 64).unwrap();
     let d2 = s.rt.allocate(s.vram, n as u64 + 64).unwrap();
     let mut back = vec![0u8; n];
-    // SAFETY: live buffers of at least n bytes.
-    unsafe {
-        s.rt.copy(d + 3, data.as_ptr() as u64, n as u64).unwrap();
-        s.rt.copy(d2 + 1, d + 3, n as u64).unwrap();
-        s.rt.copy(back.as_mut_ptr() as u64, d2 + 1, n as u64).unwrap();
-    }
-    assert_eq!(back, data);
     let h = s.rt.allocate(s.sys, n as u64).unwrap();
-    // SAFETY: as above.
-    unsafe {
-        s.rt.copy(h, d + 3, n as u64).unwrap();
-        let e = s.rt.copy(h, d + 3, n as u64 + 4096 * 2).unwrap_err();
-        assert_eq!(e.status, Status::InvalidArgument, "{e}");
-        let e = s.rt.copy(0, d, 1).unwrap_err();
-        assert_eq!(e.status, Status::InvalidArgument, "{e}");
-    }
+    // SAFETY: live, non-overlapping buffers of at least `len` bytes (or
+    // calls rejected before any copy).
+    let copy = |dst: u64, src: u64, len: u64| unsafe { s.rt.copy(dst, src, len) };
+    copy(d + 3, data.as_ptr() as u64, n as u64).unwrap();
+    copy(d2 + 1, d + 3, n as u64).unwrap();
+    copy(back.as_mut_ptr() as u64, d2 + 1, n as u64).unwrap();
+    assert_eq!(back, data);
+    copy(h, d + 3, n as u64).unwrap();
+    let e = copy(h, d + 3, n as u64 + 4096 * 2).unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument, "{e}");
+    let e = copy(0, d, 1).unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument, "{e}");
     assert_eq!(peek(h, n), data);
     for p in [d, d2, h] {
         s.rt.free(p).unwrap();
@@ -356,17 +354,64 @@ pub fn argument_errors(s: &Setup) {
     let cases: Vec<(u64, Agent, u64, Agent, u64, Status, &str)> = vec![
         (0, s.gpu, h, s.cpu, 4, Status::InvalidArgument, "null dst"),
         (d, s.gpu, 0, s.cpu, 4, Status::InvalidArgument, "null src"),
-        (d, bogus, h, s.cpu, 4, Status::InvalidAgent, "unknown dst agent"),
-        (d, s.gpu, h, bogus, 4, Status::InvalidAgent, "unknown src agent"),
-        (d, s.gpu, h, s.cpu, 8193, Status::InvalidArgument, "past the source"),
-        (d + 8000, s.gpu, h, s.cpu, 200, Status::InvalidArgument, "past the destination"),
-        (h + 8, s.cpu, h, s.cpu, 100, Status::InvalidArgument, "overlap"),
-        (d, s.gpu, local.as_ptr() as u64, s.cpu, 64, Status::InvalidArgument, "unregistered host memory"),
+        (
+            d,
+            bogus,
+            h,
+            s.cpu,
+            4,
+            Status::InvalidAgent,
+            "unknown dst agent",
+        ),
+        (
+            d,
+            s.gpu,
+            h,
+            bogus,
+            4,
+            Status::InvalidAgent,
+            "unknown src agent",
+        ),
+        (
+            d,
+            s.gpu,
+            h,
+            s.cpu,
+            8193,
+            Status::InvalidArgument,
+            "past the source",
+        ),
+        (
+            d + 8000,
+            s.gpu,
+            h,
+            s.cpu,
+            200,
+            Status::InvalidArgument,
+            "past the destination",
+        ),
+        (
+            h + 8,
+            s.cpu,
+            h,
+            s.cpu,
+            100,
+            Status::InvalidArgument,
+            "overlap",
+        ),
+        (
+            d,
+            s.gpu,
+            local.as_ptr() as u64,
+            s.cpu,
+            64,
+            Status::InvalidArgument,
+            "unregistered host memory",
+        ),
     ];
     for (dst, da, src, sa, n, want, what) in cases {
         // SAFETY: every case is rejected before any copy.
-        let e = unsafe { s.rt.memory_async_copy(dst, da, src, sa, n, &[], &done) }
-            .expect_err(what);
+        let e = unsafe { s.rt.memory_async_copy(dst, da, src, sa, n, &[], &done) }.expect_err(what);
         assert_eq!(e.status, want, "{what}: {e}");
     }
     assert_eq!(done.load(signal_core::LoadOrder::Acquire), 1);
