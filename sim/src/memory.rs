@@ -460,11 +460,10 @@ impl HostView {
         }
         let mut i = 0;
         while i < len && (d as usize + i) % 8 != 0 {
-            // SAFETY: `i < len`, inside both checked ranges.
-            unsafe {
-                d.wrapping_add(i)
-                    .write_volatile(s.wrapping_add(i).read_volatile())
-            };
+            // SAFETY: `i < len`, inside the checked source range.
+            let b = unsafe { s.wrapping_add(i).read_volatile() };
+            // SAFETY: inside the checked destination range.
+            unsafe { d.wrapping_add(i).write_volatile(b) };
             i += 1;
         }
         while i + 8 <= len {
@@ -476,11 +475,10 @@ impl HostView {
             i += 8;
         }
         while i < len {
-            // SAFETY: `i < len`, inside both checked ranges.
-            unsafe {
-                d.wrapping_add(i)
-                    .write_volatile(s.wrapping_add(i).read_volatile())
-            };
+            // SAFETY: `i < len`, inside the checked source range.
+            let b = unsafe { s.wrapping_add(i).read_volatile() };
+            // SAFETY: inside the checked destination range.
+            unsafe { d.wrapping_add(i).write_volatile(b) };
             i += 1;
         }
         true
