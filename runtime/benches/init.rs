@@ -15,7 +15,8 @@ fn probe() -> bool {
     match std::env::var("INIT_PROBE").as_deref() {
         Ok("noop") => true,
         Ok("init") => {
-            let rt = runtime::Runtime::init_with(runtime::driver::open_sim).expect("init on the sim");
+            let rt =
+                runtime::Runtime::init_with(runtime::driver::open_sim).expect("init on the sim");
             let gpu = rt.gpu_agents().next().expect("a GPU agent");
             std::hint::black_box(gpu);
             true

@@ -15,7 +15,9 @@
 //! - [`dispatch`]: kernarg segments and kernel dispatch;
 //! - [`kernarg`]: kernarg layouts from the metadata, every hidden argument;
 //! - [`argspec`]: the `hsa run --arg` syntax;
-//! - [`blit`]: the copy and fill kernels (OpenCL C, `runtime/blit/`).
+//! - [`blit`]: the copy and fill kernels (OpenCL C, `runtime/blit/`);
+//! - [`copy`]: async copies, `hsa_memory_copy`, fills, pointer info;
+//! - [`sdma`]: the SDMA queue client.
 //!
 //! The `hsa` binary (`src/bin/hsa`) is the project's command-line tool.
 #![deny(unsafe_code)]
@@ -23,6 +25,7 @@
 pub mod agent;
 pub mod argspec;
 pub mod blit;
+pub mod copy;
 pub mod dispatch;
 pub mod driver;
 pub mod events;
@@ -31,11 +34,13 @@ pub mod info;
 pub mod kernarg;
 pub mod memory;
 pub mod queue;
+pub mod sdma;
 pub mod signal;
 pub mod status;
 pub mod system;
 
 pub use agent::{Agent, AgentRecord, DeviceType};
+pub use copy::{CopyEngine, InitOptions, PointerInfo, PointerType};
 pub use dispatch::{ArgValue, Completion, Geometry};
 pub use events::{EventStats, MemoryFault};
 pub use executable::{Executable, KernelSymbol};

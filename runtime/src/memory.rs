@@ -221,6 +221,10 @@ pub(crate) struct Block {
     /// A user pointer locked with [`lock`](crate::Runtime::lock_host): the
     /// GPU address aliases it, there is no reservation of ours.
     pub userptr: bool,
+    /// Bytes asked for (locked memory: the locked length from `user_ptr`).
+    pub requested: u64,
+    /// Locked memory: the host pointer given to the lock (else 0).
+    pub user_ptr: u64,
 }
 
 /// The allocations of a runtime.
@@ -295,6 +299,7 @@ impl Allocations {
         if size == 0 {
             return Err(Error::invalid_argument("allocation size is 0"));
         }
+        let requested = size;
         let size = granules(size)
             .ok_or_else(|| Error::new(Status::OutOfResources, "allocation size overflows"))?;
         let align = align.max(GRANULE).next_power_of_two();
@@ -327,6 +332,8 @@ impl Allocations {
                     cpu: None,
                     reserved,
                     userptr: false,
+                    requested,
+                    user_ptr: 0,
                 },
             );
             return Ok(va);
@@ -400,6 +407,8 @@ impl Allocations {
                 cpu,
                 reserved,
                 userptr: false,
+                requested,
+                user_ptr: 0,
             },
         );
         Ok(va)
@@ -471,7 +480,18 @@ impl Allocations {
             mapped_on: b.mapped_on.clone(),
             host_accessible: b.cpu.is_some() || b.bo.is_none() || b.userptr,
             userptr: b.userptr,
+            requested: b.requested,
+            user_ptr: b.user_ptr,
         })
+    }
+
+    /// Whether any allocation overlaps `start..end`.
+    fn overlaps(&self, start: u64, end: u64) -> bool {
+        let blocks = self.lock();
+        blocks
+            .range(..end)
+            .next_back()
+            .is_some_and(|(&s, b)| s + b.size > start)
     }
 
     /// Maps the allocation at `va` on `gpus` too.
@@ -525,9 +545,9 @@ impl Allocations {
         let Some(&gpu) = gpus.first() else {
             return Ok(ptr);
         };
-        if self.find(start).is_some() {
+        if self.overlaps(start, end) {
             return Err(Error::invalid_argument(format!(
-                "{ptr:#x} is already registered with the runtime"
+                "{ptr:#x}+{size} overlaps memory already registered with the runtime"
             )));
         }
         let flags = AllocMemFlags::WRITABLE | AllocMemFlags::EXECUTABLE | AllocMemFlags::COHERENT;
@@ -556,6 +576,8 @@ impl Allocations {
                 cpu: None,
                 reserved: 0,
                 userptr: true,
+                requested: size,
+                user_ptr: ptr,
             },
         );
         Ok(ptr)
@@ -596,4 +618,8 @@ pub struct BlockInfo {
     pub host_accessible: bool,
     /// Locked host memory.
     pub userptr: bool,
+    /// Bytes asked for (locked memory: bytes locked from `user_ptr`).
+    pub requested: u64,
+    /// Locked memory: the host pointer given to the lock (else 0).
+    pub user_ptr: u64,
 }

@@ -30,13 +30,15 @@ pub(crate) struct Core {
     pub(crate) allocations: Allocations,
     pub(crate) signals: SignalSlabs,
     pub(crate) queues: QueueList,
+    /// The copy engines (SDMA queues, blit kernels), made on first use.
+    pub(crate) copy: crate::copy::CopyEngines,
     queue_serial: AtomicU64,
     /// KFD events, the event thread and the async-handler thread.
     pub(crate) events: crate::events::Events,
 }
 
 impl Core {
-    fn open(driver: Box<dyn Driver>) -> Result<Arc<Self>> {
+    fn open(driver: Box<dyn Driver>, options: &crate::copy::InitOptions) -> Result<Arc<Self>> {
         let visible = std::env::var("ROCR_VISIBLE_DEVICES").ok();
         let mut agents = crate::agent::discover(driver.topology(), visible.as_deref())?;
         let pools = crate::memory::discover_pools(&mut agents);
@@ -58,6 +60,7 @@ impl Core {
             allocations: Allocations::default(),
             signals: SignalSlabs::default(),
             queues: QueueList::default(),
+            copy: crate::copy::CopyEngines::new(options),
             queue_serial: AtomicU64::new(0),
             events: crate::events::Events::default(),
         });
@@ -152,6 +155,15 @@ impl Runtime {
     /// `hsa_init` with the device `open` gives, when this is the first
     /// reference (else `open` is not called).
     pub fn init_with(open: impl FnOnce() -> Result<Box<dyn Driver>>) -> Result<Self> {
+        Self::init_with_options(open, crate::copy::InitOptions::default())
+    }
+
+    /// [`init_with`](Self::init_with) with `options` (used only when this
+    /// call opens the runtime).
+    pub fn init_with_options(
+        open: impl FnOnce() -> Result<Box<dyn Driver>>,
+        options: crate::copy::InitOptions,
+    ) -> Result<Self> {
         let mut g = GLOBAL.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((count, core)) = g.as_mut() {
             *count = count.checked_add(1).ok_or_else(|| {
@@ -161,7 +173,7 @@ impl Runtime {
                 core: Arc::clone(core),
             });
         }
-        let core = Core::open(open()?)?;
+        let core = Core::open(open()?, &options)?;
         *g = Some((1, Arc::clone(&core)));
         Ok(Runtime { core })
     }
@@ -323,9 +335,11 @@ impl Runtime {
         self.core.allocations.unlock(&*self.core.driver, ptr)
     }
 
-    /// `hsa_memory_copy`: copies `size` bytes; both ranges must lie in
-    /// memory the CPU can reach (host memory, or allocations of this
-    /// runtime with a CPU mapping).
+    /// `hsa_memory_copy`: copies `size` bytes and returns when they are
+    /// copied. Between system memory (allocations of system pools, locked
+    /// or plain host memory) the CPU copies; when a side is device memory
+    /// (a VRAM pool, or memory the CPU cannot reach) the GPU copies, as
+    /// ROCr does: see [`copy`](crate::copy).
     ///
     /// # Safety
     ///
@@ -333,32 +347,8 @@ impl Runtime {
     /// memory of this process (or allocations of this runtime), not in use
     /// by a running kernel.
     pub unsafe fn copy(&self, dst: u64, src: u64, size: u64) -> Result<()> {
-        if size == 0 {
-            return Ok(());
-        }
-        if dst == 0 || src == 0 {
-            return Err(Error::invalid_argument("hsa_memory_copy of a null pointer"));
-        }
-        for (what, p) in [("destination", dst), ("source", src)] {
-            if let Some(b) = self.core.allocations.find(p) {
-                if !b.host_accessible {
-                    return Err(Error::new(
-                        Status::Error,
-                        format!(
-                            "hsa_memory_copy: the {what} {p:#x} is device memory the CPU cannot reach; copies through the GPU are not implemented yet"
-                        ),
-                    ));
-                }
-                if p + size > b.start + b.size {
-                    return Err(Error::invalid_argument(format!(
-                        "hsa_memory_copy: the {what} range {p:#x}+{size} runs past its allocation"
-                    )));
-                }
-            }
-        }
-        // SAFETY: the caller's promise; both ranges are CPU-reachable.
-        unsafe { core::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, size as usize) };
-        Ok(())
+        // SAFETY: forwarded to our caller.
+        unsafe { self.memory_copy(dst, src, size) }
     }
 
     /// `hsa_queue_create`.
@@ -412,6 +402,9 @@ impl Drop for Runtime {
             _ => false,
         };
         if last {
+            // The copy engines hold queues and executables, which hold the
+            // core: release them so that the core closes.
+            self.core.copy.shut_down(&self.core);
             *g = None;
         }
         drop(g);
