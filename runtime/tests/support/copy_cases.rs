@@ -418,3 +418,60 @@ pub fn argument_errors(s: &Setup) {
     s.rt.free(h).unwrap();
     s.rt.free(d).unwrap();
 }
+
+/// The test functions of one engine choice: `copy_tests!(true)` for SDMA
+/// on, `copy_tests!(false)` for the blit kernels. Each test binary is its
+/// own process, as the runtime is a process-wide singleton.
+#[macro_export]
+macro_rules! copy_tests {
+    ($sdma:expr) => {
+        const SDMA: bool = $sdma;
+
+        fn setup() -> $crate::cases::Setup {
+            let rt = Runtime::init_with_options(driver::open_sim, InitOptions { sdma: Some(SDMA) })
+                .expect("runtime on the sim");
+            assert_eq!(rt.sdma_enabled(), SDMA);
+            $crate::cases::setup(rt)
+        }
+
+        #[test]
+        fn round_trips_at_odd_offsets_and_sizes() {
+            $crate::cases::round_trips(&setup(), SDMA);
+        }
+
+        #[test]
+        fn copies_wait_for_dependent_signals_and_decrement_the_completion() {
+            $crate::cases::dependent_signals(&setup());
+        }
+
+        #[test]
+        fn an_empty_copy_completes() {
+            $crate::cases::empty_copy_completes(&setup());
+        }
+
+        #[test]
+        fn fills_use_the_fill_kernel() {
+            $crate::cases::fills(&setup());
+        }
+
+        #[test]
+        fn locked_host_memory_is_a_copy_source_and_destination() {
+            $crate::cases::locked_memory(&setup());
+        }
+
+        #[test]
+        fn pointer_info_reports_allocations() {
+            $crate::cases::pointer_info(&setup());
+        }
+
+        #[test]
+        fn hsa_memory_copy_goes_through_the_gpu_for_device_memory() {
+            $crate::cases::memory_copy(&setup());
+        }
+
+        #[test]
+        fn argument_errors_have_hsa_statuses() {
+            $crate::cases::argument_errors(&setup());
+        }
+    };
+}
