@@ -17,7 +17,8 @@
 //! - [`argspec`]: the `hsa run --arg` syntax;
 //! - [`blit`]: the copy and fill kernels (OpenCL C, `runtime/blit/`);
 //! - [`copy`]: async copies, `hsa_memory_copy`, fills, pointer info;
-//! - [`sdma`]: the SDMA queue client.
+//! - [`sdma`]: the SDMA queue client;
+//! - [`profiling`]: dispatch and async-copy timestamps in the system clock.
 //!
 //! The `hsa` binary (`src/bin/hsa`) is the project's command-line tool.
 #![deny(unsafe_code)]
@@ -33,6 +34,7 @@ pub mod executable;
 pub mod info;
 pub mod kernarg;
 pub mod memory;
+pub mod profiling;
 pub mod queue;
 pub mod sdma;
 pub mod signal;

@@ -35,6 +35,8 @@ pub(crate) struct Core {
     queue_serial: AtomicU64,
     /// KFD events, the event thread and the async-handler thread.
     pub(crate) events: crate::events::Events,
+    /// Clock samples and copy-profiling state (`hsa_amd_profiling_*`).
+    pub(crate) profiling: crate::profiling::Profiling,
 }
 
 impl Core {
@@ -52,7 +54,9 @@ impl Core {
                 .acquire_vm(a.gpu_id, a.node.properties.drm_render_minor)
                 .map_err(|e| Error::driver(&format!("ACQUIRE_VM of GPU node {}", a.node.id), e))?;
         }
+        let profiling = crate::profiling::Profiling::open(&*driver, &gpu_ids)?;
         let core = Arc::new(Core {
+            profiling,
             driver,
             agents,
             pools,
