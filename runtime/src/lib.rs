@@ -10,6 +10,7 @@
 //! - [`memory`]: pools, allocation, access, copies;
 //! - [`signal`]: signals in GPU-visible memory (interrupt and default);
 //! - [`events`]: KFD events, the event thread, async signal handlers;
+//! - [`system_events`]: GPU memory faults to system event handlers;
 //! - [`queue`]: AQL queues, scratch, queue errors;
 //! - [`executable`]: code objects loaded for an agent, symbols;
 //! - [`dispatch`]: kernarg segments and kernel dispatch;
@@ -40,6 +41,7 @@ pub mod sdma;
 pub mod signal;
 pub mod status;
 pub mod system;
+pub mod system_events;
 
 pub use agent::{Agent, AgentRecord, DeviceType};
 pub use copy::{CopyEngine, InitOptions, PointerInfo, PointerType};
