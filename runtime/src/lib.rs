@@ -8,6 +8,7 @@
 //! - [`agent`]: CPU and GPU agents from the topology;
 //! - [`info`]: the attributes of the system, agents, ISAs, pools and regions;
 //! - [`memory`]: pools, allocation, access, copies;
+//! - [`ipc`]: memory shared with another process;
 //! - [`signal`]: signals in GPU-visible memory (interrupt and default);
 //! - [`events`]: KFD events, the event thread, async signal handlers;
 //! - [`system_events`]: GPU memory faults to system event handlers;
@@ -33,6 +34,7 @@ pub mod driver;
 pub mod events;
 pub mod executable;
 pub mod info;
+pub mod ipc;
 pub mod kernarg;
 pub mod memory;
 pub mod profiling;

@@ -37,6 +37,8 @@ pub(crate) struct Core {
     pub(crate) events: crate::events::Events,
     /// Clock samples and copy-profiling state (`hsa_amd_profiling_*`).
     pub(crate) profiling: crate::profiling::Profiling,
+    /// IPC exports and imports (`hsa_amd_ipc_memory_*`).
+    pub(crate) ipc: crate::ipc::Ipc,
 }
 
 impl Core {
@@ -57,6 +59,7 @@ impl Core {
         let profiling = crate::profiling::Profiling::open(&*driver, &gpu_ids)?;
         let core = Arc::new(Core {
             profiling,
+            ipc: crate::ipc::Ipc::default(),
             driver,
             agents,
             pools,
@@ -105,7 +108,12 @@ impl Core {
     }
 
     pub(crate) fn free(&self, va: u64) -> Result<()> {
-        self.allocations.free(&*self.driver, va)
+        let r = self.allocations.free(&*self.driver, va);
+        if r.is_ok() {
+            // Its IPC export (the dma-buf kept open for importers) ends.
+            self.ipc.forget(va);
+        }
+        r
     }
 
     pub(crate) fn next_queue_serial(&self) -> u64 {
