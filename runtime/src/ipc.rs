@@ -34,8 +34,28 @@ use std::sync::Mutex;
 use crate::agent::Agent;
 use crate::driver::Mapped;
 use crate::memory::{Block, reserve, unreserve};
+use crate::signal::{Place, Signal};
 use crate::status::{Error, Result, Status};
-use crate::system::Runtime;
+use crate::system::{Core, Runtime};
+
+/// `hsa_amd_ipc_signal_t` (the same 32 bytes as a memory handle).
+pub type IpcSignalHandle = IpcMemoryHandle;
+
+/// Bytes of an IPC signal's page.
+const SIGNAL_PAGE: u64 = 4096;
+
+/// Detaches the attachment at `ptr` (an attached IPC signal's drop).
+pub(crate) fn detach(core: &Core, ptr: u64) {
+    let va = core
+        .ipc
+        .imports
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(&ptr);
+    if let Some(va) = va {
+        let _ = core.allocations.free(&*core.driver, va);
+    }
+}
 
 /// `hsa_amd_ipc_memory_t`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -344,5 +364,56 @@ impl Runtime {
                 Error::invalid_argument(format!("{ptr:#x} is not attached IPC memory"))
             })?;
         self.core.allocations.free(&*self.core.driver, va)
+    }
+}
+
+impl Runtime {
+    /// A default signal that can be shared with other processes
+    /// (`hsa_amd_signal_create` with `HSA_AMD_SIGNAL_IPC`): its storage is
+    /// a page of fine-grained system memory of its own. It has no KFD event
+    /// (events are per process): its blocked waits look at the value every
+    /// `POLL_SLICE_NS`, so a store in another process wakes them within
+    /// that time.
+    pub fn create_ipc_signal(&self, initial: i64) -> Result<Signal> {
+        let page = self.core.allocate_system(SIGNAL_PAGE, true)?;
+        // SAFETY: a fresh, page-aligned, CPU-mapped allocation of ours,
+        // freed only by the signal's drop.
+        Ok(unsafe { Signal::at(&self.core, page, Place::IpcPage, Some(initial)) })
+    }
+
+    /// `hsa_amd_ipc_signal_create`: a handle another process attaches to
+    /// share `signal`.
+    ///
+    /// Errors: a signal not made by [`create_ipc_signal`] (or destroyed):
+    /// `INVALID_SIGNAL`.
+    ///
+    /// [`create_ipc_signal`]: Self::create_ipc_signal
+    pub fn ipc_signal_create(&self, signal: &Signal) -> Result<IpcSignalHandle> {
+        if !signal.is_ipc() || !self.is_signal(signal.handle()) {
+            return Err(Error::new(
+                Status::InvalidSignal,
+                "not an IPC signal of this runtime (create it with the IPC attribute)",
+            ));
+        }
+        self.ipc_memory_create(signal.handle(), SIGNAL_PAGE)
+    }
+
+    /// `hsa_amd_ipc_signal_attach`: the signal another process shared, as
+    /// a signal of this one (its value, waits and stores are the same
+    /// `amd_signal_t`). Dropping the last clone detaches it.
+    ///
+    /// Errors: as [`ipc_memory_attach`](Self::ipc_memory_attach).
+    pub fn ipc_signal_attach(&self, handle: &IpcSignalHandle) -> Result<Signal> {
+        let gpus: Vec<Agent> = self.gpu_agents().collect();
+        let ptr = self.ipc_memory_attach(handle, SIGNAL_PAGE, &gpus)?;
+        if ptr % 64 != 0 {
+            detach(&self.core, ptr);
+            return Err(bad_handle(format!(
+                "{ptr:#x} is not a signal (not 64-byte aligned)"
+            )));
+        }
+        // SAFETY: the attached page (CPU-mapped, aligned, ours until the
+        // signal's drop detaches it) holds the exporter's SignalStorage.
+        Ok(unsafe { Signal::at(&self.core, ptr, Place::Attached, None) })
     }
 }

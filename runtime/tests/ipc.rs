@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use runtime::ipc::IpcMemoryHandle;
 use runtime::{ArgValue, Geometry, MemoryPool, QueueKind, Runtime, Status, driver};
+use signal_core::{Condition, LoadOrder, StoreOrder, WaitState};
 
 const DEMO: &[u8] = include_bytes!("../kernels/demo.co");
 const N: usize = 1024;
@@ -92,6 +93,23 @@ fn child() {
             put_f32s(p, &vec![-1.0; N]);
             rt.ipc_memory_detach(p).unwrap();
             println!("child: attached, kernel ok, wrote back");
+        }
+        "signal" => {
+            let h = decode(&std::env::var("ROCR_RS_IPC_HANDLE").unwrap());
+            let s = rt.ipc_signal_attach(&h).unwrap();
+            assert_eq!(s.load(LoadOrder::Acquire), 1, "the exporter's value");
+            s.store(0, StoreOrder::Release);
+            // Blocked until the exporter stores 7.
+            let v = s
+                .wait(
+                    Condition::Eq,
+                    7,
+                    60_000_000_000,
+                    WaitState::Blocked,
+                    LoadOrder::Acquire,
+                )
+                .unwrap();
+            println!("child: saw {v}");
         }
         "export-and-exit" => {
             let p = rt.allocate(vram(&rt), 65536).unwrap();
@@ -205,4 +223,35 @@ fn a_handle_of_an_exited_process_is_an_error() {
     let h = decode(line);
     let e = rt.ipc_memory_attach(&h, 16, &[gpu]).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "{e}");
+}
+
+#[test]
+fn an_ipc_signal_is_stored_and_waited_on_across_processes() {
+    let rt = rt();
+    let s = rt.create_ipc_signal(1).unwrap();
+    let h = rt.ipc_signal_create(&s).unwrap();
+    // A signal of the slabs is not shareable.
+    let plain = rt.create_signal(1).unwrap();
+    assert_eq!(
+        rt.ipc_signal_create(&plain).unwrap_err().status,
+        Status::InvalidSignal
+    );
+    let child = child_cmd("signal")
+        .env("ROCR_RS_IPC_HANDLE", encode(&h))
+        .spawn()
+        .unwrap();
+    // Woken (within a poll slice) by the other process's store.
+    assert!(
+        s.wait_zero(Duration::from_secs(60)).unwrap(),
+        "child stored 0"
+    );
+    s.store(7, StoreOrder::Release);
+    let out = child.wait_with_output().unwrap();
+    let so = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{so}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(so.contains("child: saw 7"), "{so}");
 }
