@@ -11,6 +11,7 @@
 //! - [`signal`]: signals in GPU-visible memory (interrupt and default);
 //! - [`events`]: KFD events, the event thread, async signal handlers;
 //! - [`queue`]: AQL queues, scratch, queue errors;
+//! - [`scratch`]: queue scratch sizing and the per-GPU scratch cache;
 //! - [`executable`]: code objects loaded for an agent, symbols;
 //! - [`dispatch`]: kernarg segments and kernel dispatch;
 //! - [`kernarg`]: kernarg layouts from the metadata, every hidden argument;
@@ -34,6 +35,7 @@ pub mod info;
 pub mod kernarg;
 pub mod memory;
 pub mod queue;
+pub mod scratch;
 pub mod sdma;
 pub mod signal;
 pub mod status;

@@ -30,6 +30,8 @@ pub(crate) struct Core {
     pub(crate) allocations: Allocations,
     pub(crate) signals: SignalSlabs,
     pub(crate) queues: QueueList,
+    /// Every GPU's scratch blocks (ROCr's per-agent `ScratchCache`).
+    pub(crate) scratch: crate::scratch::ScratchCache,
     /// The copy engines (SDMA queues, blit kernels), made on first use.
     pub(crate) copy: crate::copy::CopyEngines,
     queue_serial: AtomicU64,
@@ -60,6 +62,7 @@ impl Core {
             allocations: Allocations::default(),
             signals: SignalSlabs::default(),
             queues: QueueList::default(),
+            scratch: crate::scratch::ScratchCache::default(),
             copy: crate::copy::CopyEngines::new(options),
             queue_serial: AtomicU64::new(0),
             events: crate::events::Events::default(),
