@@ -60,7 +60,8 @@ impl Runtime {
     /// layout read at load time, `args`, the geometry's hidden values and
     /// [`hidden_values`](Self::hidden_values). Errors name the argument
     /// (`INVALID_ARGUMENT`), or the kernel whose metadata could not be read
-    /// (`INVALID_CODE_OBJECT`).
+    /// (`INVALID_CODE_OBJECT`); a kernel loaded for another agent than the
+    /// queue's is `INCOMPATIBLE_ARGUMENTS`.
     pub fn build_kernarg(
         &self,
         queue: &Queue,
@@ -68,6 +69,17 @@ impl Runtime {
         args: &[ArgValue],
         g: &Geometry,
     ) -> Result<Kernarg> {
+        if k.agent != queue.agent() {
+            return Err(Error::new(
+                Status::IncompatibleArguments,
+                format!(
+                    "kernel {} was loaded for agent {}, the queue belongs to agent {}",
+                    k.name,
+                    k.agent.index(),
+                    queue.agent().index()
+                ),
+            ));
+        }
         let layout = k.layout.as_ref().map_err(|e| {
             Error::new(
                 Status::InvalidCodeObject,

@@ -300,6 +300,12 @@ impl Runtime {
 
     /// `hsa_amd_agents_allow_access`: `agents` may use the allocation at `ptr`.
     pub fn allow_access(&self, agents: &[Agent], ptr: u64) -> Result<()> {
+        // hsa_ext_amd.h: num_agents 0 is INVALID_ARGUMENT.
+        if agents.is_empty() {
+            return Err(Error::invalid_argument(
+                "hsa_amd_agents_allow_access: no agents",
+            ));
+        }
         let mut gpus = Vec::new();
         for &a in agents {
             let r = self.core.agent(a)?;
