@@ -26,7 +26,6 @@
 
 #![allow(unsafe_code, missing_docs)]
 
-#[allow(dead_code)]
 #[path = "../../sim/tests/support/mod.rs"]
 mod support;
 
