@@ -31,6 +31,22 @@ pub struct Completion {
     pub packet_id: u64,
 }
 
+/// `INCOMPATIBLE_ARGUMENTS` unless `k` was loaded for `queue`'s agent.
+fn same_agent(queue: &Queue, k: &KernelSymbol) -> Result<()> {
+    if k.agent == queue.agent() {
+        return Ok(());
+    }
+    Err(Error::new(
+        Status::IncompatibleArguments,
+        format!(
+            "kernel {} was loaded for agent {}, the queue belongs to agent {}",
+            k.name,
+            k.agent.index(),
+            queue.agent().index()
+        ),
+    ))
+}
+
 impl Runtime {
     /// The hidden argument values of a dispatch on `queue`: its
     /// `amd_queue_t` and its GPU's private and shared aperture bases.
@@ -69,17 +85,7 @@ impl Runtime {
         args: &[ArgValue],
         g: &Geometry,
     ) -> Result<Kernarg> {
-        if k.agent != queue.agent() {
-            return Err(Error::new(
-                Status::IncompatibleArguments,
-                format!(
-                    "kernel {} was loaded for agent {}, the queue belongs to agent {}",
-                    k.name,
-                    k.agent.index(),
-                    queue.agent().index()
-                ),
-            ));
-        }
+        same_agent(queue, k)?;
         let layout = k.layout.as_ref().map_err(|e| {
             Error::new(
                 Status::InvalidCodeObject,
@@ -101,6 +107,8 @@ impl Runtime {
     /// [`build_kernarg`](Self::build_kernarg), in kernarg memory),
     /// `group_segment_size` bytes of LDS and `completion` as its completion
     /// signal, and rings the doorbell. Returns the packet id; does not wait.
+    /// A kernel loaded for another agent than the queue's is
+    /// `INCOMPATIBLE_ARGUMENTS`.
     pub fn submit_dispatch(
         &self,
         queue: &Queue,
@@ -110,6 +118,7 @@ impl Runtime {
         group_segment_size: u32,
         completion: &Signal,
     ) -> Result<u64> {
+        same_agent(queue, k)?;
         let mut p =
             KernelDispatchPacket::new(k.kernel_object, kernarg_address, g.grid, g.workgroup);
         p.setup = aql::KernelDispatchSetup::with_dimensions(g.dims);
