@@ -1031,3 +1031,48 @@ fn every_conformance_kernel_through_hsa_run() {
     });
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// `--agent 1` runs on the second GPU (the MI250X board has two).
+#[test]
+fn agent_selects_the_gpu() {
+    let dir = scratch_dir("agent");
+    let out = Command::new(env!("CARGO_BIN_EXE_hsa"))
+        .args(strings(&[
+            "run",
+            "runtime/kernels/demo.co",
+            "vector_add",
+            "--grid",
+            "64",
+            "--block",
+            "64",
+            "--arg",
+            "buf:f32:64=iota",
+            "--arg",
+            "buf:f32:64=fill:1",
+            "--arg",
+            "buf:f32:64=zero",
+            "--arg",
+            "u32:64",
+            "--agent",
+            "1",
+            "--json",
+            "--dump",
+            &dir.display().to_string(),
+        ]))
+        .current_dir(repo_root())
+        .env("HSA_RS_DRIVER", "sim")
+        .env("SIM_BOARD", "mi250x")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["agent"], 1);
+    let c = std::fs::read(dir.join("arg2.bin")).unwrap();
+    let want: Vec<f32> = (0..64).map(|i| i as f32 + 1.0).collect();
+    assert_eq!(c, le(&want, f32::to_le_bytes));
+    let _ = std::fs::remove_dir_all(&dir);
+}
