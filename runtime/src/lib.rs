@@ -13,6 +13,7 @@
 //! - [`events`]: KFD events, the event thread, async signal handlers;
 //! - [`system_events`]: GPU memory faults to system event handlers;
 //! - [`queue`]: AQL queues, scratch, queue errors;
+//! - [`scratch`]: queue scratch sizing and the per-GPU scratch cache;
 //! - [`executable`]: code objects loaded for an agent, symbols;
 //! - [`dispatch`]: kernarg segments and kernel dispatch;
 //! - [`kernarg`]: kernarg layouts from the metadata, every hidden argument;
@@ -39,6 +40,7 @@ pub mod kernarg;
 pub mod memory;
 pub mod profiling;
 pub mod queue;
+pub mod scratch;
 pub mod sdma;
 pub mod signal;
 pub mod status;

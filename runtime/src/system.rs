@@ -30,6 +30,8 @@ pub(crate) struct Core {
     pub(crate) allocations: Allocations,
     pub(crate) signals: SignalSlabs,
     pub(crate) queues: QueueList,
+    /// Every GPU's scratch blocks (ROCr's per-agent `ScratchCache`).
+    pub(crate) scratch: crate::scratch::ScratchCache,
     /// The copy engines (SDMA queues, blit kernels), made on first use.
     pub(crate) copy: crate::copy::CopyEngines,
     queue_serial: AtomicU64,
@@ -67,6 +69,7 @@ impl Core {
             allocations: Allocations::default(),
             signals: SignalSlabs::default(),
             queues: QueueList::default(),
+            scratch: crate::scratch::ScratchCache::default(),
             copy: crate::copy::CopyEngines::new(options),
             queue_serial: AtomicU64::new(0),
             events: crate::events::Events::default(),
@@ -309,6 +312,12 @@ impl Runtime {
 
     /// `hsa_amd_agents_allow_access`: `agents` may use the allocation at `ptr`.
     pub fn allow_access(&self, agents: &[Agent], ptr: u64) -> Result<()> {
+        // hsa_ext_amd.h: num_agents 0 is INVALID_ARGUMENT.
+        if agents.is_empty() {
+            return Err(Error::invalid_argument(
+                "hsa_amd_agents_allow_access: no agents",
+            ));
+        }
         let mut gpus = Vec::new();
         for &a in agents {
             let r = self.core.agent(a)?;
