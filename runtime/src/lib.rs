@@ -9,6 +9,7 @@
 //! - [`info`]: the attributes of the system, agents, ISAs, pools and regions;
 //! - [`memory`]: pools, allocation, access, copies;
 //! - [`ipc`]: memory shared with another process;
+//! - [`vmem`]: reserved address ranges, physical handles, mappings;
 //! - [`signal`]: signals in GPU-visible memory (interrupt and default);
 //! - [`events`]: KFD events, the event thread, async signal handlers;
 //! - [`system_events`]: GPU memory faults to system event handlers;
@@ -46,6 +47,7 @@ pub mod signal;
 pub mod status;
 pub mod system;
 pub mod system_events;
+pub mod vmem;
 
 pub use agent::{Agent, AgentRecord, DeviceType};
 pub use copy::{CopyEngine, InitOptions, PointerInfo, PointerType};

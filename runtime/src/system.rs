@@ -41,6 +41,8 @@ pub(crate) struct Core {
     pub(crate) profiling: crate::profiling::Profiling,
     /// IPC exports and imports (`hsa_amd_ipc_memory_*`).
     pub(crate) ipc: crate::ipc::Ipc,
+    /// Reservations, handles and mappings (`hsa_amd_vmem_*`).
+    pub(crate) vmem: crate::vmem::Vmem,
 }
 
 impl Core {
@@ -62,6 +64,7 @@ impl Core {
         let core = Arc::new(Core {
             profiling,
             ipc: crate::ipc::Ipc::default(),
+            vmem: crate::vmem::Vmem::default(),
             driver,
             agents,
             pools,
@@ -138,6 +141,7 @@ impl Drop for Core {
         // (`Events::shut_down` at the last `hsa_shut_down`).
         self.events.shut_down(&*self.driver);
         self.events.destroy_all(&*self.driver);
+        self.vmem.release_all(&*self.driver);
         self.allocations.free_all(&*self.driver);
     }
 }
