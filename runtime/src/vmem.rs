@@ -146,7 +146,7 @@ impl State {
             .range_mut(..=va)
             .next_back()
             .ok_or_else(|| Error::invalid_argument(format!("{va:#x} is in no reservation")))?;
-        let end = va.checked_add(size).unwrap_or(u64::MAX);
+        let end = va.saturating_add(size);
         if end > start + r.size {
             return Err(Error::invalid_argument(format!(
                 "{size} bytes at {va:#x} run past the reservation at {start:#x} ({} bytes)",
