@@ -82,11 +82,8 @@ fn init_shutdown_cycles_leave_nothing_behind() {
     // 5 cycles in about 1 run of 20). With one arena the mapping count
     // measures the runtime's own mappings exactly.
     // SAFETY: mallopt only changes glibc's allocator settings.
-    assert_eq!(
-        unsafe { mallopt(M_ARENA_MAX, 1) },
-        1,
-        "mallopt(M_ARENA_MAX, 1)"
-    );
+    let set = unsafe { mallopt(M_ARENA_MAX, 1) };
+    assert_eq!(set, 1, "mallopt(M_ARENA_MAX, 1)");
     // A first cycle warms up what the process keeps for good (the test
     // harness's threads, std's lazily opened files).
     {
