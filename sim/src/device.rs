@@ -59,7 +59,7 @@ const GPUVM_LIMIT: u64 = (1 << 47) - 1;
 pub(crate) const LDS_BASE_V9: u64 = 0x1 << 48;
 pub(crate) const SCRATCH_BASE_V9: u64 = 0x2 << 48;
 /// `GB_ADDR_CONFIG` of gfx90a (the golden value of `gfx_v9_0.c`).
-const GB_ADDR_CONFIG_GFX90A: u32 = 0x2a11_4042;
+pub(crate) const GB_ADDR_CONFIG_GFX90A: u32 = 0x2a11_4042;
 
 fn page_align(v: u64) -> Option<u64> {
     v.checked_add(4095).map(|v| v & !4095)
@@ -1684,14 +1684,12 @@ unsafe impl KfdDevice for SimDevice {
     type RenderNode = SimRenderNode;
 
     fn open_render_node(&self, minor: u32) -> Result<SimRenderNode, Errno> {
-        if !self
+        let gpu = self
             .inner
             .gpus
             .iter()
-            .any(|g| g.node.drm_render_minor == minor)
-        {
-            return Err(Errno::NOENT);
-        }
+            .position(|g| g.node.drm_render_minor == minor)
+            .ok_or(Errno::NOENT)?;
         let fd = rustix::fs::memfd_create(
             format!("sim-renderD{minor}"),
             rustix::fs::MemfdFlags::CLOEXEC,
@@ -1705,6 +1703,7 @@ unsafe impl KfdDevice for SimDevice {
         Ok(SimRenderNode {
             fd,
             inner: Arc::clone(&self.inner),
+            gpu,
         })
     }
 }
@@ -1801,6 +1800,8 @@ fn map_view(
 pub struct SimRenderNode {
     fd: OwnedFd,
     inner: Arc<Inner>,
+    /// The GPU (index into `inner.gpus`) whose node this is.
+    gpu: usize,
 }
 
 impl std::fmt::Debug for SimRenderNode {
@@ -1829,12 +1830,15 @@ impl SimRenderNode {
     }
 }
 
-// SAFETY: no DRM ioctl touches memory (all are refused); mappings are real
+// SAFETY: the DRM ioctls (`drm.rs`) access the argument struct and the
+// user buffers its fields describe, as the driver does; mappings are real
 // mmaps of a buffer's memfd, exactly `len` bytes, valid until munmap.
 unsafe impl DrmRenderNode for SimRenderNode {
-    unsafe fn ioctl(&self, _code: Opcode, _arg: *mut c_void) -> Result<c_int, Errno> {
-        // The sim implements no amdgpu DRM ioctl: a KFD client needs none.
-        Err(Errno::NOTTY)
+    unsafe fn ioctl(&self, code: Opcode, arg: *mut c_void) -> Result<c_int, Errno> {
+        // DRM_IOCTL_VERSION and AMDGPU_INFO, what libdrm_amdgpu's
+        // amdgpu_device_initialize asks; everything else ENOTTY.
+        // SAFETY: our caller's contract.
+        unsafe { crate::drm::ioctl(&self.inner.gpus[self.gpu].node.spec, code, arg) }
     }
 
     fn mmap(&self, len: NonZeroUsize, offset: u64) -> Result<NonNull<u8>, Errno> {

@@ -20,6 +20,7 @@
 mod cp;
 mod device;
 pub mod dispatch;
+mod drm;
 mod events;
 pub mod memory;
 pub mod sdma;

@@ -74,6 +74,7 @@ impl Board {
                 capability: 746_037_888,
                 local_mem_width: 4096,
                 mem_clk_max: 1600,
+                pci_rev: 0x02,
             },
             Self::Mi250x => GpuSpec {
                 name: "aldebaran",
@@ -93,6 +94,7 @@ impl Board {
                 capability: 746_037_888,
                 local_mem_width: 4096,
                 mem_clk_max: 1600,
+                pci_rev: 0x01,
             },
             Self::Mi300x => GpuSpec {
                 name: "ip discovery",
@@ -112,6 +114,7 @@ impl Board {
                 capability: 2_893_521_536,
                 local_mem_width: 8192,
                 mem_clk_max: 1300,
+                pci_rev: 0x00,
             },
         }
     }
@@ -137,6 +140,10 @@ pub(crate) struct GpuSpec {
     pub(crate) capability: u32,
     pub(crate) local_mem_width: u32,
     pub(crate) mem_clk_max: u32,
+    /// The PCI revision (`/usr/share/libdrm/amdgpu.ids` names the board by
+    /// device id and revision: 740F rev 02 is the MI210, 740C rev 01 the
+    /// MI250X).
+    pub(crate) pci_rev: u32,
 }
 
 /// SIMDs per CU on GFX9 (4 SIMD16 units).
@@ -324,6 +331,12 @@ impl SimTopology {
     /// The tree, for [`kfd::topology::Topology::read`].
     pub fn reader(&self) -> &MemReader {
         &self.reader
+    }
+
+    /// The DRM render minor of each GPU, in node order (the
+    /// `drm_render_minor` of its properties: `/dev/dri/renderD<minor>`).
+    pub fn render_minors(&self) -> Vec<u32> {
+        self.gpus.iter().map(|g| g.drm_render_minor).collect()
     }
 
     /// Writes the tree under `dir` (created if needed), as sysfs lays it out.
