@@ -119,9 +119,18 @@ pub(crate) fn cwsr_sizes(node: &kfd::topology::Node) -> (u32, u32, u64) {
     let xcc = p.num_xcc.unwrap_or(1).max(1);
     let simd_per_cu = p.simd_per_cu.max(1);
     let cu_per_xcc = p.simd_count / simd_per_cu / xcc;
-    let waves = cu_per_xcc * p.max_waves_per_simd * simd_per_cu;
-    let ctl = align(40 + waves * 8 + 8, 4096);
     let version = p.gfx_target_version.unwrap_or(0);
+    // The driver's wave count: before GFX10.1, 40 per CU and at most 512
+    // per shader array; from GFX10.1, 32 per CU (not the node's
+    // max_waves_per_simd slots). libhsakmt computes the same.
+    let waves = if version < 100100 {
+        let arrays = p.array_count / p.simd_arrays_per_engine.max(1);
+        (cu_per_xcc * 40).min(arrays * 512)
+    } else {
+        cu_per_xcc * 32
+    };
+    let bytes_per_wave = if version >= 100100 { 12 } else { 8 };
+    let ctl = align(40 + waves * bytes_per_wave + 8, 4096);
     let vgpr = if matches!(version, 90010 | 90402 | 90008 | 90500) {
         0x8_0000
     } else {

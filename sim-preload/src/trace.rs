@@ -101,12 +101,21 @@ pub(crate) fn before(_obj: &Obj, code: Opcode, arg: *mut c_void) -> Option<Befor
     Some(Before(v))
 }
 
+/// The struct at the start of `b`, zero-extended as the driver does when
+/// the client's struct is shorter than ours.
 fn read<T: Copy>(b: &[u8]) -> Option<T> {
-    (b.len() >= size_of::<T>()).then(|| {
-        // SAFETY: `b` holds at least `size_of::<T>()` bytes; `T` is a
-        // plain C struct of integers (any bits are a value).
-        unsafe { std::ptr::read_unaligned(b.as_ptr().cast::<T>()) }
-    })
+    if b.is_empty() {
+        return None;
+    }
+    let mut v = std::mem::MaybeUninit::<T>::zeroed();
+    let n = b.len().min(size_of::<T>());
+    // SAFETY: `n` bytes into a zeroed `T`; `T` is a plain C struct of
+    // integers (any bits, zero included, are a value).
+    unsafe {
+        std::ptr::copy_nonoverlapping(b.as_ptr(), v.as_mut_ptr().cast::<u8>(), n);
+    }
+    // SAFETY: as above: fully initialised.
+    Some(unsafe { v.assume_init() })
 }
 
 fn errno_name(e: Errno) -> String {
@@ -152,8 +161,20 @@ pub(crate) fn after(
     let mut s = String::new();
     match obj {
         Obj::Kfd => {
-            let name = kio::by_request_code(code).map_or("AMDKFD_IOC_?", |i| i.name);
-            let _ = write!(s, "kfd {name}");
+            let nr = ((code as u64) & 0xff) as u8;
+            match kio::by_number(nr) {
+                Some(i) if i.code == code => {
+                    let _ = write!(s, "kfd {}", i.name);
+                }
+                // The number of a known ioctl with another size or direction
+                // (a client built against an older or newer kfd_ioctl.h).
+                Some(i) => {
+                    let _ = write!(s, "kfd {} code={code:#x} (ours {:#x})", i.name, i.code);
+                }
+                None => {
+                    let _ = write!(s, "kfd AMDKFD_IOC_? nr={nr:#x} size={}", size_of_code(code));
+                }
+            }
             kfd_fields(&mut s, code, &input, &out);
         }
         Obj::Render { .. } => {

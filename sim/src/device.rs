@@ -734,8 +734,12 @@ impl SimDevice {
                 }
                 need(a.eop_buffer_address, a.eop_buffer_size)?;
             }
+            // kfd_queue_acquire_buffers: the control stack exactly the
+            // node's, the save area at least the node's ("not sufficient
+            // for node cwsr size"), and the BO must span (the queue's save
+            // area + debug memory) per XCC.
             if a.ctl_stack_size != spec.ctl_stack_size()
-                || a.ctx_save_restore_size != spec.cwsr_size()
+                || a.ctx_save_restore_size < spec.cwsr_size()
             {
                 return Err(Errno::INVAL);
             }
@@ -743,7 +747,8 @@ impl SimDevice {
             // (kfd_queue_buffer_svm_get); the sim keeps no such ranges.
             need(
                 a.ctx_save_restore_address,
-                spec.cwsr_area_size().ok_or(Errno::INVAL)?,
+                spec.cwsr_area_size_for(a.ctx_save_restore_size)
+                    .ok_or(Errno::INVAL)?,
             )?;
         }
         let qid = (0..MAX_QUEUES)

@@ -164,8 +164,14 @@ impl GpuSpec {
         self.simd_count / SIMD_PER_CU / self.num_xcc.max(1)
     }
 
+    /// The waves `kfd_queue_ctx_save_restore_size` sizes the save area
+    /// for: on GFX9 (before GFX10.1) 40 per CU, at most 512 per shader
+    /// array (`min(cu_num * 40, array_count / simd_arrays_per_engine *
+    /// 512)`), the formula libhsakmt 5.2.3's `update_ctx_save_restore_size`
+    /// also uses; not the CU's wave slots (`MAX_WAVES_PER_SIMD`).
     fn waves_per_xcc(&self) -> u32 {
-        self.cu_per_xcc() * MAX_WAVES_PER_SIMD * SIMD_PER_CU
+        // simd_arrays_per_engine is 1 on every board the sim imitates.
+        (self.cu_per_xcc() * 40).min(self.array_count * 512)
     }
 
     /// `node_props.ctl_stack_size` (`kfd_queue_ctx_save_restore_size`):
@@ -192,10 +198,18 @@ impl GpuSpec {
         align(self.waves_per_xcc() * 32, 64)
     }
 
-    /// The CWSR area a compute queue must map (`kfd_queue_acquire_buffers`):
-    /// `(cwsr_size + debug_memory_size) * num_xcc`, page aligned.
+    /// The CWSR area a compute queue with the node's save-area size must
+    /// map (`kfd_queue_acquire_buffers`): `(cwsr_size + debug_memory_size)
+    /// * num_xcc`, page aligned.
     pub(crate) fn cwsr_area_size(&self) -> Option<u64> {
-        let per_xcc = u64::from(self.cwsr_size()) + u64::from(self.debug_memory_size());
+        self.cwsr_area_size_for(self.cwsr_size())
+    }
+
+    /// The CWSR area of a queue whose save area is `ctx_save_restore_size`
+    /// bytes (the driver sizes it from the queue's figure, which may exceed
+    /// the node's).
+    pub(crate) fn cwsr_area_size_for(&self, ctx_save_restore_size: u32) -> Option<u64> {
+        let per_xcc = u64::from(ctx_save_restore_size) + u64::from(self.debug_memory_size());
         per_xcc
             .checked_mul(u64::from(self.num_xcc.max(1)))?
             .checked_next_multiple_of(4096)
@@ -471,9 +485,15 @@ mod tests {
         assert_eq!(gpu.properties.lds_size_in_kb, 64);
         assert_eq!(gpu.caches_at(2).next().unwrap().size_kib, 8192);
         assert_eq!(topo.numa_node_of(gpu.id), Some(0));
-        // kfd_queue_ctx_save_restore_size for 104 CUs: 3328 waves.
-        assert_eq!(t.gpus[0].spec.ctl_stack_size(), 0x7000);
-        assert_eq!(t.gpus[0].spec.debug_memory_size(), 3328 * 32);
+        // kfd_queue_ctx_save_restore_size for 104 CUs in 8 arrays:
+        // min(104 * 40, 8 * 512) = 4096 waves. libhsakmt 5.2.3 computes the
+        // same figures itself and passes them to CREATE_QUEUE (seen under
+        // scripts/rocr-on-sim): ctl_stack_size 0x9000, ctx_save_restore_size
+        // 0x3c91000, a 0x3cb1000-byte CWSR BO.
+        assert_eq!(t.gpus[0].spec.ctl_stack_size(), 0x9000);
+        assert_eq!(t.gpus[0].spec.cwsr_size(), 0x3c9_1000);
+        assert_eq!(t.gpus[0].spec.debug_memory_size(), 4096 * 32);
+        assert_eq!(t.gpus[0].spec.cwsr_area_size(), Some(0x3cb_1000));
     }
 
     #[test]
