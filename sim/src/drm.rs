@@ -340,3 +340,163 @@ fn dev_info(s: &GpuSpec) -> DrmAmdgpuInfoDevice {
     d.cu_ao_mask = cus;
     d
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::mem::offset_of;
+
+    /// Compiles a probe against libdrm's own `amdgpu_drm.h` (libdrm-dev)
+    /// and compares every field offset and struct size with ours.
+    #[test]
+    fn structs_match_libdrm_headers() {
+        let header = "/usr/include/libdrm/amdgpu_drm.h";
+        assert!(
+            std::path::Path::new(header).exists(),
+            "{header} is missing: install libdrm-dev (scripts/lib.sh TEST_PACKAGES)"
+        );
+        macro_rules! fields {
+            ($c:literal, $t:ty { $($f:ident),* $(,)? }) => {
+                vec![
+                    (format!("{} size", $c), size_of::<$t>()),
+                    $((format!("{} {}", $c, stringify!($f)), offset_of!($t, $f)),)*
+                ]
+            };
+        }
+        let mut ours = fields!(
+            "struct drm_version",
+            DrmVersion {
+                version_major,
+                version_minor,
+                version_patchlevel,
+                name_len,
+                name,
+                date_len,
+                date,
+                desc_len,
+                desc,
+            }
+        );
+        ours.extend(fields!(
+            "struct drm_amdgpu_info",
+            DrmAmdgpuInfo {
+                return_pointer,
+                return_size,
+                query
+            }
+        ));
+        ours.extend(fields!(
+            "struct drm_amdgpu_info_device",
+            DrmAmdgpuInfoDevice {
+                device_id,
+                chip_rev,
+                external_rev,
+                pci_rev,
+                family,
+                num_shader_engines,
+                num_shader_arrays_per_engine,
+                gpu_counter_freq,
+                max_engine_clock,
+                max_memory_clock,
+                cu_active_number,
+                cu_ao_mask,
+                cu_bitmap,
+                enabled_rb_pipes_mask,
+                num_rb_pipes,
+                num_hw_gfx_contexts,
+                ids_flags,
+                virtual_address_offset,
+                virtual_address_max,
+                virtual_address_alignment,
+                pte_fragment_size,
+                gart_page_size,
+                ce_ram_size,
+                vram_type,
+                vram_bit_width,
+                vce_harvest_config,
+                gc_double_offchip_lds_buf,
+                prim_buf_gpu_addr,
+                pos_buf_gpu_addr,
+                cntl_sb_buf_gpu_addr,
+                param_buf_gpu_addr,
+                prim_buf_size,
+                pos_buf_size,
+                cntl_sb_buf_size,
+                param_buf_size,
+                wave_front_size,
+                num_shader_visible_vgprs,
+                num_cu_per_sh,
+                num_tcc_blocks,
+                gs_vgt_table_depth,
+                gs_prim_buffer_depth,
+                max_gs_waves_per_vgt,
+                cu_ao_bitmap,
+                high_va_offset,
+                high_va_max,
+                pa_sc_tile_steering_override,
+                tcc_disabled_mask,
+            }
+        ));
+        let mut c = String::from(
+            "#include <stddef.h>\n#include <stdio.h>\n#include <drm.h>\n#include <amdgpu_drm.h>\nint main(void) {\n",
+        );
+        for (name, _) in &ours {
+            let (ty, field) = name.rsplit_once(' ').unwrap();
+            let expr = if field == "size" {
+                format!("sizeof({ty})")
+            } else {
+                format!("offsetof({ty}, {field})")
+            };
+            c.push_str(&format!(
+                "  printf(\"%s %zu\\n\", \"{name}\", (size_t){expr});\n"
+            ));
+        }
+        c.push_str(&format!(
+            "  printf(\"DRM_IOCTL_VERSION %lu\\nDRM_IOCTL_AMDGPU_INFO %lu\\n\", (unsigned long)DRM_IOCTL_VERSION, (unsigned long)DRM_IOCTL_AMDGPU_INFO);\n  return 0;\n}}\n"
+        ));
+        let dir = std::env::temp_dir().join(format!("sim-drm-probe-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let src = dir.join("probe.c");
+        let exe = dir.join("probe");
+        std::fs::write(&src, c).unwrap();
+        let cc = std::process::Command::new("gcc")
+            .args(["-I/usr/include/libdrm", "-o"])
+            .arg(&exe)
+            .arg(&src)
+            .output()
+            .expect("gcc runs");
+        assert!(
+            cc.status.success(),
+            "probe: {}",
+            String::from_utf8_lossy(&cc.stderr)
+        );
+        let run = std::process::Command::new(&exe)
+            .output()
+            .expect("probe runs");
+        let text = String::from_utf8(run.stdout).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let theirs: std::collections::HashMap<&str, u64> = text
+            .lines()
+            .filter_map(|l| l.rsplit_once(' ').map(|(k, v)| (k, v.parse().unwrap())))
+            .collect();
+        let mut wrong = Vec::new();
+        for (name, v) in &ours {
+            if theirs.get(name.as_str()) != Some(&(*v as u64)) {
+                wrong.push(format!(
+                    "{name}: ours {v}, libdrm {:?}",
+                    theirs.get(name.as_str())
+                ));
+            }
+        }
+        // The request codes the render node dispatches on: type 'd',
+        // numbers 0x00 and DRM_COMMAND_BASE + DRM_AMDGPU_INFO, and sizes.
+        let version = theirs["DRM_IOCTL_VERSION"];
+        let info = theirs["DRM_IOCTL_AMDGPU_INFO"];
+        assert_eq!((version >> 8) & 0xff, DRM_TYPE);
+        assert_eq!(version & 0xff, 0);
+        assert_eq!((version >> 16) & 0x3fff, size_of::<DrmVersion>() as u64);
+        assert_eq!(info & 0xff, DRM_COMMAND_BASE + DRM_AMDGPU_INFO);
+        assert_eq!((info >> 16) & 0x3fff, size_of::<DrmAmdgpuInfo>() as u64);
+        assert!(wrong.is_empty(), "layout mismatches:\n{}", wrong.join("\n"));
+    }
+}
