@@ -451,8 +451,10 @@ mod tests {
                 "  printf(\"%s %zu\\n\", \"{name}\", (size_t){expr});\n"
             ));
         }
-        c.push_str(&format!(
-            "  printf(\"DRM_IOCTL_VERSION %lu\\nDRM_IOCTL_AMDGPU_INFO %lu\\n\", (unsigned long)DRM_IOCTL_VERSION, (unsigned long)DRM_IOCTL_AMDGPU_INFO);\n  return 0;\n}}\n"
+        c.push_str(concat!(
+            "  printf(\"DRM_IOCTL_VERSION %lu\\nDRM_IOCTL_AMDGPU_INFO %lu\\n\", ",
+            "(unsigned long)DRM_IOCTL_VERSION, (unsigned long)DRM_IOCTL_AMDGPU_INFO);\n",
+            "  return 0;\n}\n",
         ));
         let dir = std::env::temp_dir().join(format!("sim-drm-probe-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
