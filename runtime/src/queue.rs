@@ -653,3 +653,30 @@ impl Drop for Queue {
 pub(crate) struct QueueList {
     pub(crate) list: Mutex<Vec<Weak<QueueInner>>>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::cwsr_sizes;
+
+    /// The runtime's save-area figures, from the topology alone, are the
+    /// device's own (the sim checks CREATE_QUEUE against them), on every
+    /// board, as libhsakmt's are on the real driver.
+    #[test]
+    fn cwsr_sizes_are_the_devices() {
+        for board in [sim::Board::Mi210, sim::Board::Mi250x, sim::Board::Mi300x] {
+            let dev = sim::SimBuilder::new()
+                .board(board)
+                .without_shader_core()
+                .build();
+            let topo = kfd::topology::Topology::read(dev.topology().reader()).unwrap();
+            for node in topo.gpus() {
+                assert_eq!(
+                    Some(cwsr_sizes(node)),
+                    dev.cwsr_sizes(node.gpu_id),
+                    "{board:?} node {}",
+                    node.id
+                );
+            }
+        }
+    }
+}

@@ -496,6 +496,20 @@ mod tests {
         assert_eq!(t.gpus[0].spec.cwsr_area_size(), Some(0x3cb_1000));
     }
 
+    /// The MI300X figures a real board's sysfs reports
+    /// (`kfd/fixtures/mi300x`: `ctl_stack_size 12288`, `cwsr_size
+    /// 23203840`): 38 CUs per XCC, min(38 * 40, arrays * 512) waves.
+    #[test]
+    fn mi300x_save_area_is_the_real_boards() {
+        let t = SimTopology::generate(&TopologyConfig {
+            board: Board::Mi300x,
+            gpus: 1,
+            vram: None,
+        });
+        assert_eq!(t.gpus[0].spec.ctl_stack_size(), 12288);
+        assert_eq!(t.gpus[0].spec.cwsr_size(), 23_203_840);
+    }
+
     #[test]
     fn boards_and_counts() {
         for board in [Board::Mi210, Board::Mi250x, Board::Mi300x] {
