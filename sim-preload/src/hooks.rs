@@ -30,7 +30,6 @@ use kfd::KfdDevice;
 use libc::{mode_t, off_t, size_t};
 
 use crate::state::{self, DRM_MAJOR, KFD_MAJOR, Obj, Route};
-use crate::trace;
 
 /// The real `name` (the next definition after this library), typed `ty`.
 /// A symbol libc does not have aborts with a message: nothing sensible
@@ -123,7 +122,6 @@ fn open_sim(route: &Route, flags: c_int) -> c_int {
             let fd = unsafe { libc::memfd_create(c"sim-kfd".as_ptr(), fl) };
             if fd >= 0 {
                 state::insert(fd, Obj::Kfd);
-                trace::open("/dev/kfd", fd);
             }
             fd
         }
@@ -149,7 +147,6 @@ fn open_sim(route: &Route, flags: c_int) -> c_int {
                             minor: *minor,
                         },
                     );
-                    trace::open(&format!("/dev/dri/renderD{minor}"), fd);
                 }
                 fd
             }
@@ -239,9 +236,7 @@ pub unsafe extern "C" fn openat64(
 /// with its last descriptor), then closes the number.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn close(fd: c_int) -> c_int {
-    if state::remove(fd).is_some() {
-        trace::close(fd);
-    }
+    state::remove(fd);
     let f = real!("close" as unsafe extern "C" fn(c_int) -> c_int);
     // SAFETY: the caller's descriptor.
     unsafe { f(fd) }
@@ -329,7 +324,6 @@ pub unsafe extern "C" fn ioctl(fd: c_int, req: c_ulong, arg: *mut c_void) -> c_i
         return -1;
     };
     let code = req as kfd::ioctl::Opcode;
-    let pre = trace::before(&obj, code, arg);
     let r = match &obj {
         // SAFETY: the caller passes the argument of request `req`, as it
         // would to the driver; the sim accesses only what that request's
@@ -338,7 +332,6 @@ pub unsafe extern "C" fn ioctl(fd: c_int, req: c_ulong, arg: *mut c_void) -> c_i
         // SAFETY: as above, for the DRM request.
         Obj::Render { node, .. } => unsafe { node.ioctl(code, arg) },
     };
-    trace::after(&obj, code, arg, pre, &r);
     match r {
         Ok(v) => v,
         Err(e) => {
@@ -403,7 +396,6 @@ pub unsafe extern "C" fn mmap(
         // SAFETY: as above.
         (Obj::Render { node, .. }, Some(a)) => unsafe { node.mmap_fixed(a, n, offset) },
     };
-    trace::mmap(fd, addr, len, offset, &r);
     match r {
         Ok(p) => {
             let rw = libc::PROT_READ | libc::PROT_WRITE;

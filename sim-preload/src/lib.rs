@@ -21,13 +21,11 @@
 //! expects. ARCHITECTURE.md "Running AMD's ROCr on the sim" lists every
 //! interposed symbol and why.
 //!
-//! Environment: the sim's own (`SIM_BOARD`, `SIM_GPUS`, ...), and
-//! `SIM_PRELOAD_TRACE=FILE` to append one line per KFD/DRM ioctl (name,
-//! key arguments, result) to `FILE`.
+//! Environment: the sim's own (`SIM_BOARD`, `SIM_GPUS`, ..., and
+//! `SIM_TRACE=FILE`, one line per KFD/DRM call the device receives).
 #![deny(unsafe_code)]
 
 mod hooks;
 mod state;
-mod trace;
 
 pub use hooks::*;

@@ -74,6 +74,7 @@ pub struct SimBuilder {
     vram: Option<u64>,
     workers: usize,
     interpreter: bool,
+    trace: Option<std::path::PathBuf>,
 }
 
 impl Default for SimBuilder {
@@ -85,6 +86,7 @@ impl Default for SimBuilder {
             // One shader worker per host core.
             workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
             interpreter: true,
+            trace: None,
         }
     }
 }
@@ -113,7 +115,7 @@ impl SimBuilder {
     }
 
     /// Reads `SIM_BOARD` (`mi210`, `mi250x`, `mi300x`), `SIM_GPUS`,
-    /// `SIM_VRAM_MIB` and `SIM_WORKERS` over the defaults.
+    /// `SIM_VRAM_MIB`, `SIM_WORKERS` and `SIM_TRACE` over the defaults.
     pub fn from_env() -> Result<Self, EnvError> {
         let mut b = Self::new();
         let var = |name: &'static str| std::env::var(name).ok();
@@ -139,6 +141,9 @@ impl SimBuilder {
                 mib.checked_mul(1 << 20)
                     .ok_or_else(|| bad("SIM_VRAM_MIB", v))?,
             );
+        }
+        if let Some(v) = std::env::var_os("SIM_TRACE") {
+            b.trace = Some(v.into());
         }
         if let Some(v) = var("SIM_WORKERS") {
             b.workers = v
@@ -172,6 +177,13 @@ impl SimBuilder {
     /// default: one per host core).
     pub fn workers(mut self, n: usize) -> Self {
         self.workers = n.max(1);
+        self
+    }
+
+    /// Appends one line per ioctl, mmap and render-node open the device
+    /// receives to `path` (`SIM_TRACE`; the format is `trace.rs`'s).
+    pub fn trace(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.trace = Some(path.into());
         self
     }
 
@@ -245,6 +257,7 @@ pub(crate) struct Inner {
     pub(crate) workers: usize,
     smi: Mutex<Vec<OwnedFd>>,
     pub(crate) shutdown: AtomicBool,
+    trace: crate::trace::Trace,
 }
 
 impl std::fmt::Debug for Inner {
@@ -364,6 +377,7 @@ impl SimDevice {
             workers: b.workers,
             smi: Mutex::new(Vec::new()),
             shutdown: AtomicBool::new(false),
+            trace: crate::trace::Trace::open(b.trace.as_deref()),
         });
         let cps = (0..inner.gpus.len())
             .map(|i| CommandProcessor::start(Arc::clone(&inner), i, None))
@@ -479,6 +493,22 @@ impl SimDevice {
     /// the user addresses inside the struct are valid as for
     /// [`KfdDevice::ioctl`].
     pub unsafe fn ioctl_raw(&self, code: Opcode, arg: *mut c_void) -> Result<c_int, Errno> {
+        let t = &self.inner.trace;
+        // SAFETY: our caller's contract: `_IOC_SIZE(code)` bytes at `arg`.
+        let pre = unsafe { crate::trace::before(t, code, arg) };
+        // SAFETY: forwarded.
+        let r = unsafe { self.dispatch_raw(code, arg) };
+        // SAFETY: as above.
+        unsafe { crate::trace::after(t, crate::trace::Obj::Kfd, code, arg, pre, &r) };
+        r
+    }
+
+    /// [`Self::ioctl_raw`] without the trace.
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::ioctl_raw`].
+    unsafe fn dispatch_raw(&self, code: Opcode, arg: *mut c_void) -> Result<c_int, Errno> {
         let nr = (code & 0xff) as u8;
         let usize_ = ((code >> 16) & 0x3fff) as usize;
         if (0x0d..=0x10).contains(&nr) {
@@ -1667,8 +1697,13 @@ unsafe impl KfdDevice for SimDevice {
     }
 
     fn mmap(&self, len: NonZeroUsize, offset: u64) -> Result<NonNull<u8>, Errno> {
-        let view = self.kfd_mmap_target(len.get(), offset)?;
-        map_view(&view, len, None)
+        let r = self
+            .kfd_mmap_target(len.get(), offset)
+            .and_then(|view| map_view(&view, len, None));
+        self.inner
+            .trace
+            .mmap(crate::trace::Obj::Kfd, false, len, offset, &r);
+        r
     }
 
     unsafe fn munmap(&self, addr: NonNull<u8>, len: NonZeroUsize) -> Result<(), Errno> {
@@ -1682,13 +1717,28 @@ unsafe impl KfdDevice for SimDevice {
         len: NonZeroUsize,
         offset: u64,
     ) -> Result<NonNull<u8>, Errno> {
-        let view = self.kfd_mmap_target(len.get(), offset)?;
-        map_view(&view, len, Some(addr))
+        let r = self
+            .kfd_mmap_target(len.get(), offset)
+            .and_then(|view| map_view(&view, len, Some(addr)));
+        self.inner
+            .trace
+            .mmap(crate::trace::Obj::Kfd, true, len, offset, &r);
+        r
     }
 
     type RenderNode = SimRenderNode;
 
     fn open_render_node(&self, minor: u32) -> Result<SimRenderNode, Errno> {
+        let r = self.open_render_node_untraced(minor);
+        self.inner
+            .trace
+            .open_render_node(minor, r.as_ref().map(|_| ()));
+        r
+    }
+}
+
+impl SimDevice {
+    fn open_render_node_untraced(&self, minor: u32) -> Result<SimRenderNode, Errno> {
         let gpu = self
             .inner
             .gpus
@@ -1842,13 +1892,24 @@ unsafe impl DrmRenderNode for SimRenderNode {
     unsafe fn ioctl(&self, code: Opcode, arg: *mut c_void) -> Result<c_int, Errno> {
         // DRM_IOCTL_VERSION and AMDGPU_INFO, what libdrm_amdgpu's
         // amdgpu_device_initialize asks; everything else ENOTTY.
+        let t = &self.inner.trace;
+        // SAFETY: our caller's contract: the request's struct at `arg`.
+        let pre = unsafe { crate::trace::before(t, code, arg) };
         // SAFETY: our caller's contract.
-        unsafe { crate::drm::ioctl(&self.inner.gpus[self.gpu].node.spec, code, arg) }
+        let r = unsafe { crate::drm::ioctl(&self.inner.gpus[self.gpu].node.spec, code, arg) };
+        // SAFETY: as above.
+        unsafe { crate::trace::after(t, crate::trace::Obj::Render, code, arg, pre, &r) };
+        r
     }
 
     fn mmap(&self, len: NonZeroUsize, offset: u64) -> Result<NonNull<u8>, Errno> {
-        let view = self.target(len.get(), offset)?;
-        map_view(&view, len, None)
+        let r = self
+            .target(len.get(), offset)
+            .and_then(|view| map_view(&view, len, None));
+        self.inner
+            .trace
+            .mmap(crate::trace::Obj::Render, false, len, offset, &r);
+        r
     }
 
     unsafe fn mmap_fixed(
@@ -1857,8 +1918,13 @@ unsafe impl DrmRenderNode for SimRenderNode {
         len: NonZeroUsize,
         offset: u64,
     ) -> Result<NonNull<u8>, Errno> {
-        let view = self.target(len.get(), offset)?;
-        map_view(&view, len, Some(addr))
+        let r = self
+            .target(len.get(), offset)
+            .and_then(|view| map_view(&view, len, Some(addr)));
+        self.inner
+            .trace
+            .mmap(crate::trace::Obj::Render, true, len, offset, &r);
+        r
     }
 
     unsafe fn munmap(&self, addr: NonNull<u8>, len: NonZeroUsize) -> Result<(), Errno> {

@@ -1,12 +1,14 @@
-//! `SIM_PRELOAD_TRACE=FILE`: one line per open, close, mmap and ioctl of
-//! the sim's files, appended to `FILE`, so the ioctl sequence of a client
-//! (AMD's ROCr, ours) can be recorded and compared
-//! (`scripts/rocr-sim-trace`).
+//! `SIM_TRACE=FILE`: one line per ioctl, mmap and render-node open the
+//! device receives, appended to `FILE`, from any client: our runtime
+//! (`Kfd<SimDevice>` in process) or AMD's ROCr under `sim-preload`
+//! (`scripts/rocr-sim-trace`), so their sequences can be compared.
 //!
-//! A line is `kfd NAME key=value ... -> result` (or `-> -ERRNO`), with the
-//! arguments that identify what the call did (sizes, flags, types, ids),
-//! never raw pointers that change from run to run: addresses are kept only
-//! where they matter (`va`), and a reader strips them to compare runs.
+//! A line is `kfd NAME key=value ... -> result` (or `-> -ERRNO`), `drm
+//! NAME ...`, `mmap kfd|render len=... offset=... at=any|fixed -> ...` or
+//! `open renderD<minor>`: the arguments that say what the call did (sizes,
+//! flags, types, ids, handles), no user addresses. A request whose struct
+//! size differs from the kfd crate's (a client built against an older or
+//! newer `kfd_ioctl.h`) shows `code=... (ours ...)`.
 
 #![allow(unsafe_code)]
 
@@ -15,68 +17,86 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::num::NonZeroUsize;
 use std::ptr::NonNull;
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use kfd::ioctl::{self as kio, Opcode, raw};
 use rustix::io::Errno;
 
-use crate::state::Obj;
-
-fn sink() -> Option<&'static Mutex<std::fs::File>> {
-    static SINK: OnceLock<Option<Mutex<std::fs::File>>> = OnceLock::new();
-    SINK.get_or_init(|| {
-        let path = std::env::var_os("SIM_PRELOAD_TRACE")?;
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .ok()
-            .map(Mutex::new)
-    })
-    .as_ref()
+/// Which file of the device a call is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Obj {
+    /// `/dev/kfd`.
+    Kfd,
+    /// A render node.
+    Render,
 }
 
-fn line(s: &str) {
-    if let Some(f) = sink() {
-        let mut f = f.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = writeln!(f, "{s}");
-    }
+/// The trace file, if `SIM_TRACE` named one (shared by the device and its
+/// render nodes).
+#[derive(Debug, Default)]
+pub(crate) struct Trace {
+    sink: Option<Mutex<std::fs::File>>,
 }
 
-/// An open of `/dev/kfd` or a render node.
-pub(crate) fn open(path: &str, fd: c_int) {
-    if sink().is_some() {
-        line(&format!("open {path} -> fd{fd}"));
+impl Trace {
+    /// Appends to `path` (created if needed); a file that cannot be opened
+    /// is reported once on stderr and nothing is traced.
+    pub(crate) fn open(path: Option<&std::path::Path>) -> Self {
+        let sink = path.and_then(|p| {
+            match std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+            {
+                Ok(f) => Some(Mutex::new(f)),
+                Err(e) => {
+                    eprintln!("sim: SIM_TRACE={}: {e}; not tracing", p.display());
+                    None
+                }
+            }
+        });
+        Self { sink }
     }
-}
 
-/// A close of a descriptor of ours.
-pub(crate) fn close(fd: c_int) {
-    if sink().is_some() {
-        line(&format!("close fd{fd}"));
+    /// Whether lines are written.
+    pub(crate) fn on(&self) -> bool {
+        self.sink.is_some()
     }
-}
 
-/// An mmap of one of our descriptors.
-pub(crate) fn mmap(
-    fd: c_int,
-    addr: *mut c_void,
-    len: usize,
-    offset: u64,
-    r: &Result<NonNull<u8>, Errno>,
-) {
-    if sink().is_none() {
-        return;
+    fn line(&self, s: &str) {
+        if let Some(f) = &self.sink {
+            let mut f = f.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = writeln!(f, "{s}");
+        }
     }
-    let at = if addr.is_null() { "any" } else { "fixed" };
-    let res = match r {
-        Ok(_) => "0".to_string(),
-        Err(e) => format!("-{}", errno_name(*e)),
-    };
-    let _ = NonZeroUsize::new(len);
-    line(&format!(
-        "mmap fd{fd} len={len:#x} offset={offset:#x} at={at} -> {res}"
-    ));
+
+    /// A render node opened.
+    pub(crate) fn open_render_node(&self, minor: u32, r: Result<(), &Errno>) {
+        if self.on() {
+            self.line(&format!("open renderD{minor} -> {}", result(r.map(|()| 0))));
+        }
+    }
+
+    /// An mmap of `/dev/kfd` or a render node.
+    pub(crate) fn mmap(
+        &self,
+        obj: Obj,
+        fixed: bool,
+        len: NonZeroUsize,
+        offset: u64,
+        r: &Result<NonNull<u8>, Errno>,
+    ) {
+        if !self.on() {
+            return;
+        }
+        let on = if obj == Obj::Kfd { "kfd" } else { "render" };
+        let at = if fixed { "fixed" } else { "any" };
+        self.line(&format!(
+            "mmap {on} len={:#x} offset={offset:#x} at={at} -> {}",
+            len.get(),
+            result(r.as_ref().map(|_| 0))
+        ));
+    }
 }
 
 /// What the arguments were before the call (the in-fields are overwritten
@@ -87,9 +107,15 @@ fn size_of_code(code: Opcode) -> usize {
     ((code as u64 >> 16) & 0x3fff) as usize
 }
 
-/// Copies the argument struct before the call.
-pub(crate) fn before(_obj: &Obj, code: Opcode, arg: *mut c_void) -> Option<Before> {
-    sink()?;
+/// Copies the argument struct before the call (`None` when not tracing).
+///
+/// # Safety
+///
+/// `arg` is NULL or holds `_IOC_SIZE(code)` readable bytes.
+pub(crate) unsafe fn before(t: &Trace, code: Opcode, arg: *mut c_void) -> Option<Before> {
+    if !t.on() {
+        return None;
+    }
     let n = size_of_code(code);
     if arg.is_null() || n == 0 {
         return Some(Before(Vec::new()));
@@ -119,33 +145,46 @@ fn read<T: Copy>(b: &[u8]) -> Option<T> {
 }
 
 fn errno_name(e: Errno) -> String {
-    let n = e.raw_os_error();
-    let name = match n {
-        libc::EPERM => "EPERM",
-        libc::ENOENT => "ENOENT",
-        libc::EINTR => "EINTR",
-        libc::EIO => "EIO",
-        libc::EBADF => "EBADF",
-        libc::EAGAIN => "EAGAIN",
-        libc::ENOMEM => "ENOMEM",
-        libc::EACCES => "EACCES",
-        libc::EFAULT => "EFAULT",
-        libc::EBUSY => "EBUSY",
-        libc::EEXIST => "EEXIST",
-        libc::ENODEV => "ENODEV",
-        libc::EINVAL => "EINVAL",
-        libc::ENOSPC => "ENOSPC",
-        libc::ENOTTY => "ENOTTY",
-        libc::ETIME => "ETIME",
-        libc::EOPNOTSUPP => "EOPNOTSUPP",
-        _ => return format!("E{n}"),
-    };
-    name.to_string()
+    let names = [
+        (Errno::PERM, "EPERM"),
+        (Errno::NOENT, "ENOENT"),
+        (Errno::INTR, "EINTR"),
+        (Errno::IO, "EIO"),
+        (Errno::BADF, "EBADF"),
+        (Errno::AGAIN, "EAGAIN"),
+        (Errno::NOMEM, "ENOMEM"),
+        (Errno::ACCESS, "EACCES"),
+        (Errno::FAULT, "EFAULT"),
+        (Errno::BUSY, "EBUSY"),
+        (Errno::EXIST, "EEXIST"),
+        (Errno::NODEV, "ENODEV"),
+        (Errno::INVAL, "EINVAL"),
+        (Errno::NOSPC, "ENOSPC"),
+        (Errno::NOTTY, "ENOTTY"),
+        (Errno::TIME, "ETIME"),
+        (Errno::OPNOTSUPP, "EOPNOTSUPP"),
+    ];
+    names.iter().find(|(n, _)| *n == e).map_or_else(
+        || format!("E{}", e.raw_os_error()),
+        |(_, s)| (*s).to_string(),
+    )
+}
+
+fn result(r: Result<c_int, &Errno>) -> String {
+    match r {
+        Ok(v) => v.to_string(),
+        Err(e) => format!("-{}", errno_name(*e)),
+    }
 }
 
 /// Writes the line of an ioctl after it ran.
-pub(crate) fn after(
-    obj: &Obj,
+///
+/// # Safety
+///
+/// As [`before`], for the same `arg`.
+pub(crate) unsafe fn after(
+    t: &Trace,
+    obj: Obj,
     code: Opcode,
     arg: *mut c_void,
     pre: Option<Before>,
@@ -177,19 +216,12 @@ pub(crate) fn after(
             }
             kfd_fields(&mut s, code, &input, &out);
         }
-        Obj::Render { .. } => {
+        Obj::Render => {
             let _ = write!(s, "drm {}", drm_name(code, &input));
         }
     }
-    match r {
-        Ok(v) => {
-            let _ = write!(s, " -> {v}");
-        }
-        Err(e) => {
-            let _ = write!(s, " -> -{}", errno_name(*e));
-        }
-    }
-    line(&s);
+    let _ = write!(s, " -> {}", result(r.as_ref().copied()));
+    t.line(&s);
 }
 
 fn drm_name(code: Opcode, input: &[u8]) -> String {
