@@ -16,7 +16,9 @@ fn every_call_is_one_line_with_its_result() {
         let topo = Topology::read(dev.topology().reader()).unwrap();
         let gpu = topo.gpus().next().unwrap();
         let kfd = Kfd::with_device(dev).unwrap();
-        let node = kfd.open_render_node(gpu.properties.drm_render_minor).unwrap();
+        let node = kfd
+            .open_render_node(gpu.properties.drm_render_minor)
+            .unwrap();
         kfd.acquire_vm(node.as_fd(), gpu.gpu_id).unwrap();
         assert!(kfd.acquire_vm(node.as_fd(), 7).is_err());
     }
@@ -29,7 +31,9 @@ fn every_call_is_one_line_with_its_result() {
     );
     assert!(lines.contains(&"open renderD128 -> 0"), "{text}");
     assert!(
-        lines.iter().any(|l| l.starts_with("kfd AMDKFD_IOC_ACQUIRE_VM gpu=0x") && l.ends_with("-> 0")),
+        lines
+            .iter()
+            .any(|l| l.starts_with("kfd AMDKFD_IOC_ACQUIRE_VM gpu=0x") && l.ends_with("-> 0")),
         "{text}"
     );
     assert!(
