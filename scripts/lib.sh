@@ -41,7 +41,12 @@ ensure_packages() {
 #   files are the outside oracle of the newer KFD structs (fetch_tinygrad).
 # - qemu-system-arm: qemu-system-aarch64 and qemu-system-arm, which run
 #   examples/firmware-aarch64 and examples/emulated-atomics-m4.
-TEST_PACKAGES=(gcc libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 python3-pip qemu-system-arm)
+# - rocminfo: AMD's rocminfo, run on Debian's ROCr over the sim
+#   (scripts/test-rocr-on-sim); libdrm-dev: libdrm's amdgpu_drm.h and
+#   drm.h, against which the sim's DRM structs are checked; hipcc,
+#   libamdhip64-dev: a HIP program on Debian's HIP 5.2.3 over ROCr over the
+#   sim (the same script).
+TEST_PACKAGES=(gcc libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 python3-pip qemu-system-arm rocminfo libdrm-dev hipcc libamdhip64-dev)
 
 # fetch_tinygrad DIR: the tinygrad wheel (read as data by
 # tests/tests/kfd_tinygrad.rs, never installed or imported) into DIR, once.

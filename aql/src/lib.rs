@@ -31,6 +31,6 @@ pub use doorbell::Doorbell;
 pub use error::{CompletionError, PacketError, QueueError};
 pub use header::{FenceScope, KernelDispatchSetup, PacketHeader, PacketType};
 pub use packet::{
-    AgentDispatchPacket, AmdBarrierValuePacket, AmdPacketType, AqlPacket, BarrierAndPacket,
-    BarrierOrPacket, KernelDispatchPacket, Packet, SignalCondition, SignalHandle,
+    AgentDispatchPacket, AmdBarrierValuePacket, AmdPacketType, AmdPm4IbPacket, AqlPacket,
+    BarrierAndPacket, BarrierOrPacket, KernelDispatchPacket, Packet, SignalCondition, SignalHandle,
 };

@@ -350,3 +350,41 @@ fn errors_display_what_and_where() {
         "hsa_barrier_and_packet_t.reserved2 is reserved and not 0"
     );
 }
+
+/// ROCr 5.2.3's `AqlQueue::ExecutePM4` on gfx9, byte for byte: the vendor
+/// header (`HSA_PACKET_TYPE_VENDOR_SPECIFIC`, no barrier, no fences;
+/// `ven_hdr = AMD_AQL_FORMAT_PM4_IB`), `PM4_HDR(IT_INDIRECT_BUFFER, 4, 9)`,
+/// the IB address as `IB_BASE_LO(addr >> 2)` / `IB_BASE_HI(addr >> 32)`,
+/// `IB_SIZE(7) | IB_VALID(1)`, `dw_cnt_remain = 0xA`, no completion signal.
+#[test]
+fn pm4_ib_packet_as_rocr_writes_it() {
+    let ib: u64 = 0x7f12_3456_7000;
+    let mut words = [0u32; 16];
+    words[0] = 1 << 16;
+    words[1] = (3 << 30) | (2 << 16) | (0x3f << 8);
+    words[2] = (((ib >> 2) as u32) & 0x3fff_ffff) << 2;
+    words[3] = ((ib >> 32) as u32) & 0xffff;
+    words[4] = 7 | (1 << 23);
+    words[5] = 0xa;
+    let p = match Packet::decode(&words) {
+        Ok(Packet::AmdPm4Ib(p)) => p,
+        other => panic!("not a PM4-IB packet: {other:?}"),
+    };
+    assert_eq!(p.indirect_buffer(), Some((ib, 7)));
+    assert_eq!(p.dw_cnt_remain, 0xa);
+    assert!(p.completion_signal.is_null());
+    assert_eq!(Packet::AmdPm4Ib(p).to_words(), words);
+    // Without the valid bit, or with another opcode, there is no IB.
+    let mut w = words;
+    w[4] = 7;
+    let Ok(Packet::AmdPm4Ib(p)) = Packet::decode(&w) else {
+        panic!("still a PM4-IB packet")
+    };
+    assert_eq!(p.indirect_buffer(), None);
+    let mut w = words;
+    w[1] = (3 << 30) | (2 << 16) | (0x10 << 8);
+    let Ok(Packet::AmdPm4Ib(p)) = Packet::decode(&w) else {
+        panic!("still a PM4-IB packet")
+    };
+    assert_eq!(p.indirect_buffer(), None);
+}

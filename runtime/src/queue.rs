@@ -136,9 +136,18 @@ pub(crate) fn cwsr_sizes(node: &kfd::topology::Node) -> (u32, u32, u64) {
     let xcc = p.num_xcc.unwrap_or(1).max(1);
     let simd_per_cu = p.simd_per_cu.max(1);
     let cu_per_xcc = p.simd_count / simd_per_cu / xcc;
-    let waves = cu_per_xcc * p.max_waves_per_simd * simd_per_cu;
-    let ctl = align(40 + waves * 8 + 8, 4096);
     let version = p.gfx_target_version.unwrap_or(0);
+    // The driver's wave count: before GFX10.1, 40 per CU and at most 512
+    // per shader array; from GFX10.1, 32 per CU (not the node's
+    // max_waves_per_simd slots). libhsakmt computes the same.
+    let waves = if version < 100100 {
+        let arrays = p.array_count / p.simd_arrays_per_engine.max(1);
+        (cu_per_xcc * 40).min(arrays * 512)
+    } else {
+        cu_per_xcc * 32
+    };
+    let bytes_per_wave = if version >= 100100 { 12 } else { 8 };
+    let ctl = align(40 + waves * bytes_per_wave + 8, 4096);
     let vgpr = if matches!(version, 90010 | 90402 | 90008 | 90500) {
         0x8_0000
     } else {
@@ -735,4 +744,31 @@ impl Drop for Queue {
 #[derive(Default)]
 pub(crate) struct QueueList {
     pub(crate) list: Mutex<Vec<Weak<QueueInner>>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cwsr_sizes;
+
+    /// The runtime's save-area figures, from the topology alone, are the
+    /// device's own (the sim checks CREATE_QUEUE against them), on every
+    /// board, as libhsakmt's are on the real driver.
+    #[test]
+    fn cwsr_sizes_are_the_devices() {
+        for board in [sim::Board::Mi210, sim::Board::Mi250x, sim::Board::Mi300x] {
+            let dev = sim::SimBuilder::new()
+                .board(board)
+                .without_shader_core()
+                .build();
+            let topo = kfd::topology::Topology::read(dev.topology().reader()).unwrap();
+            for node in topo.gpus() {
+                assert_eq!(
+                    Some(cwsr_sizes(node)),
+                    dev.cwsr_sizes(node.gpu_id),
+                    "{board:?} node {}",
+                    node.id
+                );
+            }
+        }
+    }
 }

@@ -905,8 +905,74 @@ impl Worker {
                 self.agent(q, p.id, a)?;
                 self.complete(a.completion_signal, None)?;
             }
+            Packet::AmdPm4Ib(b) => {
+                // The IB runs before the read index moves past the packet:
+                // ROCr's ExecutePM4 waits for the read index, not a signal.
+                self.pm4_ib(b)?;
+                self.launch(q, p.id)?;
+                self.complete(b.completion_signal, None)?;
+            }
         }
         Ok(true)
+    }
+
+    /// Runs the indirect buffer of a PM4-IB packet, as the AQL microcode
+    /// does: type-3 packets in order (type-2 fillers skipped). What ROCr
+    /// 5.2.3 sends this way is `GpuAgent::InvalidateCodeCaches` (after a
+    /// code object is loaded): one `ACQUIRE_MEM` that invalidates the
+    /// instruction, scalar and L2 caches; the sim's memory is coherent and
+    /// it has no caches, so `ACQUIRE_MEM` and `NOP` complete at once. Any
+    /// other opcode stops the queue with `INVALID_FORMAT`, naming it.
+    fn pm4_ib(&self, b: &aql::AmdPm4IbPacket) -> Result<(), Stop> {
+        const PM4_NOP: u32 = 0x10;
+        const PM4_ACQUIRE_MEM: u32 = 0x58;
+        let bad = |what: String| Stop::Code(code::INVALID_FORMAT, format!("PM4-IB packet: {what}"));
+        let Some((va, dwords)) = b.indirect_buffer() else {
+            return Err(bad(format!(
+                "the jump {:08x?} is not a valid 4-dword INDIRECT_BUFFER",
+                b.ib_jump_cmd
+            )));
+        };
+        let mut bytes = vec![0u8; dwords as usize * 4];
+        self.memory().read_bytes(va, &mut bytes)?;
+        let words: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let mut i = 0;
+        while i < words.len() {
+            let h = words[i];
+            match h >> 30 {
+                2 => {
+                    i += 1;
+                    continue;
+                }
+                3 => {}
+                t => {
+                    return Err(bad(format!(
+                        "IB {va:#x} dword {i}: type-{t} header {h:#010x} (the sim executes type-3 packets)"
+                    )));
+                }
+            }
+            let len = ((h >> 16) & 0x3fff) as usize + 2;
+            let op = (h >> 8) & 0xff;
+            if i + len > words.len() {
+                return Err(bad(format!(
+                    "IB {va:#x} dword {i}: opcode {op:#x} of {len} dwords runs past the IB's {} dwords",
+                    words.len()
+                )));
+            }
+            match op {
+                PM4_NOP | PM4_ACQUIRE_MEM => {}
+                _ => {
+                    return Err(bad(format!(
+                        "IB {va:#x} dword {i}: PM4 opcode {op:#x} is not executed by the sim"
+                    )));
+                }
+            }
+            i += len;
+        }
+        Ok(())
     }
 
     fn amd_queue(&self, q: &QueueState) -> Option<u64> {

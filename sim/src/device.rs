@@ -60,7 +60,7 @@ const GPUVM_LIMIT: u64 = (1 << 47) - 1;
 pub(crate) const LDS_BASE_V9: u64 = 0x1 << 48;
 pub(crate) const SCRATCH_BASE_V9: u64 = 0x2 << 48;
 /// `GB_ADDR_CONFIG` of gfx90a (the golden value of `gfx_v9_0.c`).
-const GB_ADDR_CONFIG_GFX90A: u32 = 0x2a11_4042;
+pub(crate) const GB_ADDR_CONFIG_GFX90A: u32 = 0x2a11_4042;
 
 fn page_align(v: u64) -> Option<u64> {
     v.checked_add(4095).map(|v| v & !4095)
@@ -76,6 +76,7 @@ pub struct SimBuilder {
     workers: usize,
     interpreter: bool,
     doorbell_watch: bool,
+    trace: Option<std::path::PathBuf>,
 }
 
 impl Default for SimBuilder {
@@ -88,6 +89,7 @@ impl Default for SimBuilder {
             workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
             interpreter: true,
             doorbell_watch: true,
+            trace: None,
         }
     }
 }
@@ -116,7 +118,7 @@ impl SimBuilder {
     }
 
     /// Reads `SIM_BOARD` (`mi210`, `mi250x`, `mi300x`), `SIM_GPUS`,
-    /// `SIM_VRAM_MIB` and `SIM_WORKERS` over the defaults.
+    /// `SIM_VRAM_MIB`, `SIM_WORKERS` and `SIM_TRACE` over the defaults.
     pub fn from_env() -> Result<Self, EnvError> {
         let mut b = Self::new();
         let var = |name: &'static str| std::env::var(name).ok();
@@ -149,6 +151,9 @@ impl SimBuilder {
                 "1" => true,
                 _ => return Err(bad("SIM_DOORBELL_WATCH", v)),
             };
+        }
+        if let Some(v) = std::env::var_os("SIM_TRACE") {
+            b.trace = Some(v.into());
         }
         if let Some(v) = var("SIM_WORKERS") {
             b.workers = v
@@ -191,6 +196,13 @@ impl SimBuilder {
     /// `SIM_DOORBELL_WATCH=0|1`).
     pub fn doorbell_watch(mut self, on: bool) -> Self {
         self.doorbell_watch = on;
+        self
+    }
+
+    /// Appends one line per ioctl, mmap and render-node open the device
+    /// receives to `path` (`SIM_TRACE`; the format is `trace.rs`'s).
+    pub fn trace(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.trace = Some(path.into());
         self
     }
 
@@ -266,6 +278,7 @@ pub(crate) struct Inner {
     pub(crate) workers: usize,
     smi: Mutex<Vec<OwnedFd>>,
     pub(crate) shutdown: AtomicBool,
+    trace: crate::trace::Trace,
 }
 
 impl std::fmt::Debug for Inner {
@@ -387,6 +400,7 @@ impl SimDevice {
             workers: b.workers,
             smi: Mutex::new(Vec::new()),
             shutdown: AtomicBool::new(false),
+            trace: crate::trace::Trace::open(b.trace.as_deref()),
         });
         let cps: Vec<CommandProcessor> = (0..inner.gpus.len())
             .map(|i| CommandProcessor::start(Arc::clone(&inner), i, None))
@@ -510,6 +524,22 @@ impl SimDevice {
     /// the user addresses inside the struct are valid as for
     /// [`KfdDevice::ioctl`].
     pub unsafe fn ioctl_raw(&self, code: Opcode, arg: *mut c_void) -> Result<c_int, Errno> {
+        let t = &self.inner.trace;
+        // SAFETY: our caller's contract: `_IOC_SIZE(code)` bytes at `arg`.
+        let pre = unsafe { crate::trace::before(t, code, arg) };
+        // SAFETY: forwarded.
+        let r = unsafe { self.dispatch_raw(code, arg) };
+        // SAFETY: as above.
+        unsafe { crate::trace::after(t, crate::trace::Obj::Kfd, code, arg, pre, &r) };
+        r
+    }
+
+    /// [`Self::ioctl_raw`] without the trace.
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::ioctl_raw`].
+    unsafe fn dispatch_raw(&self, code: Opcode, arg: *mut c_void) -> Result<c_int, Errno> {
         let nr = (code & 0xff) as u8;
         let usize_ = ((code >> 16) & 0x3fff) as usize;
         if (0x0d..=0x10).contains(&nr) {
@@ -765,8 +795,12 @@ impl SimDevice {
                 }
                 need(a.eop_buffer_address, a.eop_buffer_size)?;
             }
+            // kfd_queue_acquire_buffers: the control stack exactly the
+            // node's, the save area at least the node's ("not sufficient
+            // for node cwsr size"), and the BO must span (the queue's save
+            // area + debug memory) per XCC.
             if a.ctl_stack_size != spec.ctl_stack_size()
-                || a.ctx_save_restore_size != spec.cwsr_size()
+                || a.ctx_save_restore_size < spec.cwsr_size()
             {
                 return Err(Errno::INVAL);
             }
@@ -774,7 +808,8 @@ impl SimDevice {
             // (kfd_queue_buffer_svm_get); the sim keeps no such ranges.
             need(
                 a.ctx_save_restore_address,
-                spec.cwsr_area_size().ok_or(Errno::INVAL)?,
+                spec.cwsr_area_size_for(a.ctx_save_restore_size)
+                    .ok_or(Errno::INVAL)?,
             )?;
         }
         let qid = (0..MAX_QUEUES)
@@ -1693,10 +1728,16 @@ unsafe impl KfdDevice for SimDevice {
     }
 
     fn mmap(&self, len: NonZeroUsize, offset: u64) -> Result<NonNull<u8>, Errno> {
-        let view = self.kfd_mmap_target(len.get(), offset)?;
-        let p = map_view(&view, len, None)?;
-        self.watch_doorbells(offset, p, len);
-        Ok(p)
+        let r = self
+            .kfd_mmap_target(len.get(), offset)
+            .and_then(|view| map_view(&view, len, None));
+        if let Ok(p) = r {
+            self.watch_doorbells(offset, p, len);
+        }
+        self.inner
+            .trace
+            .mmap(crate::trace::Obj::Kfd, false, len, offset, &r);
+        r
     }
 
     unsafe fn munmap(&self, addr: NonNull<u8>, len: NonZeroUsize) -> Result<(), Errno> {
@@ -1711,24 +1752,38 @@ unsafe impl KfdDevice for SimDevice {
         len: NonZeroUsize,
         offset: u64,
     ) -> Result<NonNull<u8>, Errno> {
-        let view = self.kfd_mmap_target(len.get(), offset)?;
         self.inner.doorbell_watch.unregister(addr.as_ptr() as u64);
-        let p = map_view(&view, len, Some(addr))?;
-        self.watch_doorbells(offset, p, len);
-        Ok(p)
+        let r = self
+            .kfd_mmap_target(len.get(), offset)
+            .and_then(|view| map_view(&view, len, Some(addr)));
+        if let Ok(p) = r {
+            self.watch_doorbells(offset, p, len);
+        }
+        self.inner
+            .trace
+            .mmap(crate::trace::Obj::Kfd, true, len, offset, &r);
+        r
     }
 
     type RenderNode = SimRenderNode;
 
     fn open_render_node(&self, minor: u32) -> Result<SimRenderNode, Errno> {
-        if !self
+        let r = self.open_render_node_untraced(minor);
+        self.inner
+            .trace
+            .open_render_node(minor, r.as_ref().map(|_| ()));
+        r
+    }
+}
+
+impl SimDevice {
+    fn open_render_node_untraced(&self, minor: u32) -> Result<SimRenderNode, Errno> {
+        let gpu = self
             .inner
             .gpus
             .iter()
-            .any(|g| g.node.drm_render_minor == minor)
-        {
-            return Err(Errno::NOENT);
-        }
+            .position(|g| g.node.drm_render_minor == minor)
+            .ok_or(Errno::NOENT)?;
         let fd = rustix::fs::memfd_create(
             format!("sim-renderD{minor}"),
             rustix::fs::MemfdFlags::CLOEXEC,
@@ -1742,6 +1797,7 @@ unsafe impl KfdDevice for SimDevice {
         Ok(SimRenderNode {
             fd,
             inner: Arc::clone(&self.inner),
+            gpu,
         })
     }
 }
@@ -1871,6 +1927,8 @@ fn map_view(
 pub struct SimRenderNode {
     fd: OwnedFd,
     inner: Arc<Inner>,
+    /// The GPU (index into `inner.gpus`) whose node this is.
+    gpu: usize,
 }
 
 impl std::fmt::Debug for SimRenderNode {
@@ -1899,17 +1957,31 @@ impl SimRenderNode {
     }
 }
 
-// SAFETY: no DRM ioctl touches memory (all are refused); mappings are real
+// SAFETY: the DRM ioctls (`drm.rs`) access the argument struct and the
+// user buffers its fields describe, as the driver does; mappings are real
 // mmaps of a buffer's memfd, exactly `len` bytes, valid until munmap.
 unsafe impl DrmRenderNode for SimRenderNode {
-    unsafe fn ioctl(&self, _code: Opcode, _arg: *mut c_void) -> Result<c_int, Errno> {
-        // The sim implements no amdgpu DRM ioctl: a KFD client needs none.
-        Err(Errno::NOTTY)
+    unsafe fn ioctl(&self, code: Opcode, arg: *mut c_void) -> Result<c_int, Errno> {
+        // DRM_IOCTL_VERSION and AMDGPU_INFO, what libdrm_amdgpu's
+        // amdgpu_device_initialize asks; everything else ENOTTY.
+        let t = &self.inner.trace;
+        // SAFETY: our caller's contract: the request's struct at `arg`.
+        let pre = unsafe { crate::trace::before(t, code, arg) };
+        // SAFETY: our caller's contract.
+        let r = unsafe { crate::drm::ioctl(&self.inner.gpus[self.gpu].node.spec, code, arg) };
+        // SAFETY: as above.
+        unsafe { crate::trace::after(t, crate::trace::Obj::Render, code, arg, pre, &r) };
+        r
     }
 
     fn mmap(&self, len: NonZeroUsize, offset: u64) -> Result<NonNull<u8>, Errno> {
-        let view = self.target(len.get(), offset)?;
-        map_view(&view, len, None)
+        let r = self
+            .target(len.get(), offset)
+            .and_then(|view| map_view(&view, len, None));
+        self.inner
+            .trace
+            .mmap(crate::trace::Obj::Render, false, len, offset, &r);
+        r
     }
 
     unsafe fn mmap_fixed(
@@ -1918,8 +1990,13 @@ unsafe impl DrmRenderNode for SimRenderNode {
         len: NonZeroUsize,
         offset: u64,
     ) -> Result<NonNull<u8>, Errno> {
-        let view = self.target(len.get(), offset)?;
-        map_view(&view, len, Some(addr))
+        let r = self
+            .target(len.get(), offset)
+            .and_then(|view| map_view(&view, len, Some(addr)));
+        self.inner
+            .trace
+            .mmap(crate::trace::Obj::Render, true, len, offset, &r);
+        r
     }
 
     unsafe fn munmap(&self, addr: NonNull<u8>, len: NonZeroUsize) -> Result<(), Errno> {

@@ -21,11 +21,13 @@ mod cp;
 mod device;
 pub mod dispatch;
 pub mod doorbell;
+mod drm;
 mod events;
 pub mod memory;
 pub mod sdma;
 pub mod shader;
 pub mod topology;
+mod trace;
 
 pub use cp::{MAX_SLEEP, QueueError, SPIN_WINDOW, code};
 pub use device::{EnvError, GPU_CLOCK_HZ, SimBuilder, SimDevice, SimRenderNode};

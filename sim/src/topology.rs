@@ -74,6 +74,7 @@ impl Board {
                 capability: 746_037_888,
                 local_mem_width: 4096,
                 mem_clk_max: 1600,
+                pci_rev: 0x02,
             },
             Self::Mi250x => GpuSpec {
                 name: "aldebaran",
@@ -93,6 +94,7 @@ impl Board {
                 capability: 746_037_888,
                 local_mem_width: 4096,
                 mem_clk_max: 1600,
+                pci_rev: 0x01,
             },
             Self::Mi300x => GpuSpec {
                 name: "ip discovery",
@@ -112,6 +114,7 @@ impl Board {
                 capability: 2_893_521_536,
                 local_mem_width: 8192,
                 mem_clk_max: 1300,
+                pci_rev: 0x00,
             },
         }
     }
@@ -137,6 +140,10 @@ pub(crate) struct GpuSpec {
     pub(crate) capability: u32,
     pub(crate) local_mem_width: u32,
     pub(crate) mem_clk_max: u32,
+    /// The PCI revision (`/usr/share/libdrm/amdgpu.ids` names the board by
+    /// device id and revision: 740F rev 02 is the MI210, 740C rev 01 the
+    /// MI250X).
+    pub(crate) pci_rev: u32,
 }
 
 /// SIMDs per CU on GFX9 (4 SIMD16 units).
@@ -157,8 +164,14 @@ impl GpuSpec {
         self.simd_count / SIMD_PER_CU / self.num_xcc.max(1)
     }
 
+    /// The waves `kfd_queue_ctx_save_restore_size` sizes the save area
+    /// for: on GFX9 (before GFX10.1) 40 per CU, at most 512 per shader
+    /// array (`min(cu_num * 40, array_count / simd_arrays_per_engine *
+    /// 512)`), the formula libhsakmt 5.2.3's `update_ctx_save_restore_size`
+    /// also uses; not the CU's wave slots (`MAX_WAVES_PER_SIMD`).
     fn waves_per_xcc(&self) -> u32 {
-        self.cu_per_xcc() * MAX_WAVES_PER_SIMD * SIMD_PER_CU
+        // simd_arrays_per_engine is 1 on every board the sim imitates.
+        (self.cu_per_xcc() * 40).min(self.array_count * 512)
     }
 
     /// `node_props.ctl_stack_size` (`kfd_queue_ctx_save_restore_size`):
@@ -185,10 +198,18 @@ impl GpuSpec {
         align(self.waves_per_xcc() * 32, 64)
     }
 
-    /// The CWSR area a compute queue must map (`kfd_queue_acquire_buffers`):
-    /// `(cwsr_size + debug_memory_size) * num_xcc`, page aligned.
+    /// The CWSR area a compute queue with the node's save-area size must
+    /// map (`kfd_queue_acquire_buffers`): `(cwsr_size + debug_memory_size)
+    /// * num_xcc`, page aligned.
     pub(crate) fn cwsr_area_size(&self) -> Option<u64> {
-        let per_xcc = u64::from(self.cwsr_size()) + u64::from(self.debug_memory_size());
+        self.cwsr_area_size_for(self.cwsr_size())
+    }
+
+    /// The CWSR area of a queue whose save area is `ctx_save_restore_size`
+    /// bytes (the driver sizes it from the queue's figure, which may exceed
+    /// the node's).
+    pub(crate) fn cwsr_area_size_for(&self, ctx_save_restore_size: u32) -> Option<u64> {
+        let per_xcc = u64::from(ctx_save_restore_size) + u64::from(self.debug_memory_size());
         per_xcc
             .checked_mul(u64::from(self.num_xcc.max(1)))?
             .checked_next_multiple_of(4096)
@@ -326,6 +347,12 @@ impl SimTopology {
         &self.reader
     }
 
+    /// The DRM render minor of each GPU, in node order (the
+    /// `drm_render_minor` of its properties: `/dev/dri/renderD<minor>`).
+    pub fn render_minors(&self) -> Vec<u32> {
+        self.gpus.iter().map(|g| g.drm_render_minor).collect()
+    }
+
     /// Writes the tree under `dir` (created if needed), as sysfs lays it out.
     pub fn write_to(&self, dir: &Path) -> io::Result<()> {
         for path in self.reader.paths() {
@@ -458,9 +485,29 @@ mod tests {
         assert_eq!(gpu.properties.lds_size_in_kb, 64);
         assert_eq!(gpu.caches_at(2).next().unwrap().size_kib, 8192);
         assert_eq!(topo.numa_node_of(gpu.id), Some(0));
-        // kfd_queue_ctx_save_restore_size for 104 CUs: 3328 waves.
-        assert_eq!(t.gpus[0].spec.ctl_stack_size(), 0x7000);
-        assert_eq!(t.gpus[0].spec.debug_memory_size(), 3328 * 32);
+        // kfd_queue_ctx_save_restore_size for 104 CUs in 8 arrays:
+        // min(104 * 40, 8 * 512) = 4096 waves. libhsakmt 5.2.3 computes the
+        // same figures itself and passes them to CREATE_QUEUE (seen under
+        // scripts/rocr-on-sim): ctl_stack_size 0x9000, ctx_save_restore_size
+        // 0x3c91000, a 0x3cb1000-byte CWSR BO.
+        assert_eq!(t.gpus[0].spec.ctl_stack_size(), 0x9000);
+        assert_eq!(t.gpus[0].spec.cwsr_size(), 0x3c9_1000);
+        assert_eq!(t.gpus[0].spec.debug_memory_size(), 4096 * 32);
+        assert_eq!(t.gpus[0].spec.cwsr_area_size(), Some(0x3cb_1000));
+    }
+
+    /// The MI300X figures a real board's sysfs reports
+    /// (`kfd/fixtures/mi300x`: `ctl_stack_size 12288`, `cwsr_size
+    /// 23203840`): 38 CUs per XCC, min(38 * 40, arrays * 512) waves.
+    #[test]
+    fn mi300x_save_area_is_the_real_boards() {
+        let t = SimTopology::generate(&TopologyConfig {
+            board: Board::Mi300x,
+            gpus: 1,
+            vram: None,
+        });
+        assert_eq!(t.gpus[0].spec.ctl_stack_size(), 12288);
+        assert_eq!(t.gpus[0].spec.cwsr_size(), 23_203_840);
     }
 
     #[test]

@@ -475,3 +475,50 @@ fn destroying_a_busy_queue_waits_for_the_cp_and_disturbs_nothing_else() {
     other.submit(dispatch_words(kernel.va, data.va | 1, s3));
     wait_zero(s3);
 }
+
+/// A PM4-IB packet (`AMD_AQL_FORMAT_PM4_IB`) as ROCr 5.2.3's
+/// `AqlQueue::ExecutePM4` writes it for `GpuAgent::InvalidateCodeCaches`:
+/// the IB's ACQUIRE_MEM runs, the read index moves past the packet, the
+/// completion signal (when there is one) is decremented; an opcode the CP
+/// does not execute stops the queue with INVALID_FORMAT, naming it.
+#[test]
+fn pm4_ib_packets_run_their_indirect_buffer() {
+    let c = Client::default();
+    let q = Queue::no_scratch(&c, false);
+    let data = c.buffer(4096);
+    let ib = c.buffer(4096);
+    let pm4 = |opcode: u32, dwords: u32| (3 << 30) | ((dwords - 2) << 16) | (opcode << 8);
+    // ACQUIRE_MEM of ROCr's InvalidateCodeCaches (gfx9): 7 dwords.
+    let coher_cntl = (1 << 29) | (1 << 27) | (1 << 23) | (1 << 18);
+    ib.write_u32s(0, &[pm4(0x58, 7), coher_cntl, 0xffff_ffff, 0xff, 0, 0, 0]);
+    // A NOP of 3 dwords after it.
+    ib.write_u32s(28, &[pm4(0x10, 3), 0, 0]);
+    let packet = |size_dw: u32, done: SignalHandle| {
+        let mut w = [0u32; 16];
+        w[0] = 1 << 16; // VENDOR_SPECIFIC, AmdFormat 1
+        w[1] = pm4(0x3f, 4);
+        w[2] = ib.va as u32 & !3;
+        w[3] = (ib.va >> 32) as u32 & 0xffff;
+        w[4] = size_dw | (1 << 23);
+        w[5] = 0xa;
+        w[14] = done.handle as u32;
+        w[15] = (done.handle >> 32) as u32;
+        w
+    };
+    let id = q.submit(packet(10, SignalHandle::NULL));
+    wait_until("the PM4-IB packet is consumed", || q.read_index() > id);
+    let done = signal(&data, 64, 1);
+    q.submit(packet(10, done));
+    wait_zero(done);
+    assert_eq!(c.kfd.device().queue_error(q.info.queue_id), None);
+
+    // An opcode the sim does not execute (WRITE_DATA, 0x37).
+    ib.write_u32s(0, &[pm4(0x37, 5), 0, 0, 0, 0]);
+    let inactive = q.inactive_signal(&data, 128);
+    let done = signal(&data, 192, 1);
+    q.submit(packet(5, done));
+    assert_eq!(wait_inactive(inactive), code::INVALID_FORMAT);
+    assert_eq!(signal_value(done), 1);
+    let e = c.kfd.device().queue_error(q.info.queue_id).unwrap();
+    assert!(e.what.contains("opcode 0x37"), "{}", e.what);
+}

@@ -19,7 +19,10 @@ mod vendor;
 pub use agent_dispatch::AgentDispatchPacket;
 pub use barrier::{BarrierAndPacket, BarrierOrPacket};
 pub use kernel_dispatch::KernelDispatchPacket;
-pub use vendor::{AmdBarrierValuePacket, AmdPacketType, AmdVendorPacketHeader, SignalCondition};
+pub use vendor::{
+    AmdBarrierValuePacket, AmdPacketType, AmdPm4IbPacket, AmdVendorPacketHeader,
+    PM4_IT_INDIRECT_BUFFER, SignalCondition,
+};
 
 use crate::error::PacketError;
 use crate::header::{PacketHeader, PacketType};
@@ -123,6 +126,9 @@ pub enum Packet {
     /// `HSA_PACKET_TYPE_VENDOR_SPECIFIC` with `AmdFormat =
     /// HSA_AMD_PACKET_TYPE_BARRIER_VALUE`.
     AmdBarrierValue(AmdBarrierValuePacket),
+    /// `HSA_PACKET_TYPE_VENDOR_SPECIFIC` with `AmdFormat =
+    /// AMD_AQL_FORMAT_PM4_IB`.
+    AmdPm4Ib(AmdPm4IbPacket),
 }
 
 impl Packet {
@@ -142,6 +148,7 @@ impl Packet {
                 let format = (words[0] >> 16) as u8;
                 match AmdPacketType::try_from(format)? {
                     AmdPacketType::BarrierValue => Self::AmdBarrierValue(AqlPacket::decode(words)?),
+                    AmdPacketType::Pm4Ib => Self::AmdPm4Ib(AqlPacket::decode(words)?),
                 }
             }
             PacketType::Invalid => {
@@ -168,6 +175,7 @@ impl Packet {
             Self::BarrierAnd(p) => p.header,
             Self::BarrierOr(p) => p.header,
             Self::AmdBarrierValue(p) => p.header.header,
+            Self::AmdPm4Ib(p) => p.header.header,
         }
     }
 
@@ -179,6 +187,7 @@ impl Packet {
             Self::BarrierAnd(p) => p.completion_signal,
             Self::BarrierOr(p) => p.completion_signal,
             Self::AmdBarrierValue(p) => p.completion_signal,
+            Self::AmdPm4Ib(p) => p.completion_signal,
         }
     }
 
@@ -190,6 +199,7 @@ impl Packet {
             Self::BarrierAnd(p) => p.to_words(),
             Self::BarrierOr(p) => p.to_words(),
             Self::AmdBarrierValue(p) => p.to_words(),
+            Self::AmdPm4Ib(p) => p.to_words(),
         }
     }
 }

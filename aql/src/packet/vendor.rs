@@ -1,5 +1,6 @@
-//! AMD vendor-specific packets (`hsa_ext_amd.h`): the vendor header and the
-//! barrier-value packet.
+//! AMD vendor-specific packets (`hsa_ext_amd.h`): the vendor header, the
+//! barrier-value packet, and the PM4-IB packet ROCr uses to run PM4
+//! commands on a gfx9+ AQL queue.
 
 use super::{SignalHandle, impl_aql_packet, reserved_zero};
 use crate::error::PacketError;
@@ -13,6 +14,10 @@ const C_NAME: &str = "hsa_amd_barrier_value_packet_t";
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[repr(u8)]
 pub enum AmdPacketType {
+    /// `AMD_AQL_FORMAT_PM4_IB`: a jump to an indirect buffer of PM4
+    /// commands (ROCr's `AqlQueue::ExecutePM4` on gfx9 and later; not in
+    /// `hsa_ext_amd.h`, the AQL microcode's format).
+    Pm4Ib = 1,
     /// `HSA_AMD_PACKET_TYPE_BARRIER_VALUE`.
     BarrierValue = 2,
 }
@@ -22,6 +27,7 @@ impl TryFrom<u8> for AmdPacketType {
 
     fn try_from(raw: u8) -> Result<Self, PacketError> {
         match raw {
+            1 => Ok(Self::Pm4Ib),
             2 => Ok(Self::BarrierValue),
             _ => Err(PacketError::UnknownVendorFormat(raw)),
         }
@@ -219,3 +225,73 @@ impl AmdBarrierValuePacket {
 }
 
 impl_aql_packet!(AmdBarrierValuePacket, PacketType::VendorSpecific);
+
+/// The PM4-IB packet (`amd_aql_pm4_ib` in ROCr's `amd_aql_queue.cpp`):
+/// a PM4 `INDIRECT_BUFFER` command in the slot, which the packet processor
+/// executes as the CP would a PM4 queue's, then the completion signal.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    zerocopy::FromBytes,
+    zerocopy::IntoBytes,
+    zerocopy::Immutable,
+    zerocopy::KnownLayout,
+)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(C)]
+pub struct AmdPm4IbPacket {
+    /// The vendor header (`AmdFormat = AMD_AQL_FORMAT_PM4_IB`).
+    pub header: AmdVendorPacketHeader,
+    /// The PM4 `INDIRECT_BUFFER` command: its type-3 header, the IB's
+    /// address (low dword, 4-byte aligned; high 16 bits), its size in
+    /// dwords with the valid bit (23).
+    pub ib_jump_cmd: [u32; 4],
+    /// Dwords of the slot left after the jump (ROCr writes 10).
+    pub dw_cnt_remain: u32,
+    /// Reserved.
+    pub reserved: [u32; 8],
+    /// Signal decremented when the IB has run (null for none).
+    pub completion_signal: SignalHandle,
+}
+
+const _: () = {
+    type P = AmdPm4IbPacket;
+    assert!(size_of::<P>() == 64);
+    assert!(offset_of!(P, ib_jump_cmd) == 4);
+    assert!(offset_of!(P, dw_cnt_remain) == 20);
+    assert!(offset_of!(P, reserved) == 24);
+    assert!(offset_of!(P, completion_signal) == 56);
+};
+
+/// The PM4 type-3 opcode `IT_INDIRECT_BUFFER`.
+pub const PM4_IT_INDIRECT_BUFFER: u8 = 0x3f;
+
+impl AmdPm4IbPacket {
+    /// The indirect buffer the packet jumps to: `(address, dwords)`, or
+    /// `None` if the jump is not a valid type-3 `INDIRECT_BUFFER` of 4
+    /// dwords.
+    pub fn indirect_buffer(&self) -> Option<(u64, u32)> {
+        let [h, lo, hi, size] = self.ib_jump_cmd;
+        let is_ib = h >> 30 == 3
+            && ((h >> 8) & 0xff) as u8 == PM4_IT_INDIRECT_BUFFER
+            && ((h >> 16) & 0x3fff) == 2;
+        let valid = size & (1 << 23) != 0;
+        (is_ib && valid).then(|| {
+            (
+                u64::from(lo & !3) | (u64::from(hi & 0xffff) << 32),
+                size & 0xf_ffff,
+            )
+        })
+    }
+
+    fn validate(&self) -> Result<(), PacketError> {
+        Ok(())
+    }
+}
+
+impl_aql_packet!(AmdPm4IbPacket, PacketType::VendorSpecific);

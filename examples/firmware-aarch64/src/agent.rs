@@ -221,6 +221,7 @@ fn execute(id: u64, packet: &Packet) -> Result<(), &'static str> {
             );
         }
         Packet::AgentDispatch(_) => return Err("no agent functions are registered"),
+        Packet::AmdPm4Ib(_) => return Err("this agent has no PM4 command processor"),
     }
     Ok(())
 }

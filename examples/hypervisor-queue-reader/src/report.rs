@@ -79,6 +79,12 @@ pub fn describe(p: &Packet) -> String {
             signal(v.completion_signal),
             header(v.header.header)
         ),
+        Packet::AmdPm4Ib(v) => format!(
+            "AMD_PM4_IB ib={:?} completion={} {}",
+            v.indirect_buffer().map(|(va, n)| format!("{va:#x}+{n}dw")),
+            signal(v.completion_signal),
+            header(v.header.header)
+        ),
     }
 }
 

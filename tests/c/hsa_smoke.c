@@ -1,0 +1,365 @@
+// hsa_smoke: a small HSA program against ROCr 5.2.3's headers (plain C,
+// one file, no helper of ours), run on AMD's ROCr over the software GPU
+// (scripts/test-rocr-on-sim) and meant to run unchanged on our runtime's
+// C ABI later.
+//
+//   hsa_smoke CODE_OBJECT   (a gfx90a code object with `vector_add`,
+//                            e.g. runtime/kernels/demo.co)
+//
+// Checks, each against values computed here on the host:
+//   1. vector add: c[i] = a[i] + b[i], kernel from CODE_OBJECT, fine-grained
+//      host buffers, completion signal waited on with HSA_WAIT_STATE_BLOCKED
+//      (an interrupt signal: the wait sleeps in the driver until the GPU's
+//      end-of-kernel interrupt);
+//   2. a barrier chain across two queues: queue 2's barrier-AND waits for
+//      the kernel on queue 1, queue 1's barrier-OR waits for that AND or a
+//      signal never set; the host waits for the OR;
+//   3. hsa_amd_memory_async_copy host -> device -> host (SDMA, or ROCr's
+//      blit kernels with HSA_ENABLE_SDMA=0), result compared;
+//   4. hsa_amd_memory_fill of device memory, copied back: every filled dword
+//      holds the value and the dwords around the range are untouched.
+// Prints "hsa_smoke: PASS" and exits 0, or names the failed check, exit 1.
+
+#include <hsa/hsa.h>
+#include <hsa/hsa_ext_amd.h>
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define N 4096
+#define WG 64
+
+static int failures;
+
+#define CHECK(st, what)                                                        \
+    do {                                                                       \
+        hsa_status_t s_ = (st);                                                \
+        if (s_ != HSA_STATUS_SUCCESS) {                                        \
+            const char *m_ = "?";                                              \
+            hsa_status_string(s_, &m_);                                        \
+            fprintf(stderr, "hsa_smoke: %s: status 0x%x (%s)\n", what, s_, m_); \
+            exit(1);                                                           \
+        }                                                                      \
+    } while (0)
+
+#define EXPECT(cond, ...)                                                      \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "hsa_smoke: FAIL: " __VA_ARGS__);                  \
+            fputc('\n', stderr);                                               \
+            failures++;                                                        \
+        }                                                                      \
+    } while (0)
+
+typedef struct {
+    hsa_agent_t gpu, cpu;
+    int have_gpu, have_cpu;
+    hsa_amd_memory_pool_t gpu_pool, cpu_fine, kernarg;
+    int have_gpu_pool, have_cpu_fine, have_kernarg;
+} ctx_t;
+
+static hsa_status_t find_agents(hsa_agent_t a, void *data) {
+    ctx_t *c = data;
+    hsa_device_type_t t;
+    CHECK(hsa_agent_get_info(a, HSA_AGENT_INFO_DEVICE, &t), "agent device type");
+    if (t == HSA_DEVICE_TYPE_GPU && !c->have_gpu) {
+        c->gpu = a;
+        c->have_gpu = 1;
+    } else if (t == HSA_DEVICE_TYPE_CPU && !c->have_cpu) {
+        c->cpu = a;
+        c->have_cpu = 1;
+    }
+    return HSA_STATUS_SUCCESS;
+}
+
+static hsa_status_t gpu_pools(hsa_amd_memory_pool_t p, void *data) {
+    ctx_t *c = data;
+    hsa_amd_segment_t seg;
+    uint32_t flags;
+    CHECK(hsa_amd_memory_pool_get_info(p, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &seg), "pool segment");
+    if (seg != HSA_AMD_SEGMENT_GLOBAL)
+        return HSA_STATUS_SUCCESS;
+    CHECK(hsa_amd_memory_pool_get_info(p, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags), "pool flags");
+    if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED) && !c->have_gpu_pool) {
+        c->gpu_pool = p;
+        c->have_gpu_pool = 1;
+    }
+    return HSA_STATUS_SUCCESS;
+}
+
+static hsa_status_t cpu_pools(hsa_amd_memory_pool_t p, void *data) {
+    ctx_t *c = data;
+    hsa_amd_segment_t seg;
+    uint32_t flags;
+    CHECK(hsa_amd_memory_pool_get_info(p, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &seg), "pool segment");
+    if (seg != HSA_AMD_SEGMENT_GLOBAL)
+        return HSA_STATUS_SUCCESS;
+    CHECK(hsa_amd_memory_pool_get_info(p, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags), "pool flags");
+    if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT) && !c->have_kernarg) {
+        c->kernarg = p;
+        c->have_kernarg = 1;
+    }
+    if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED) && !c->have_cpu_fine) {
+        c->cpu_fine = p;
+        c->have_cpu_fine = 1;
+    }
+    return HSA_STATUS_SUCCESS;
+}
+
+static void *alloc_in(hsa_amd_memory_pool_t pool, size_t size, const ctx_t *c, const char *what) {
+    void *p = NULL;
+    CHECK(hsa_amd_memory_pool_allocate(pool, size, 0, &p), what);
+    hsa_agent_t both[2] = {c->gpu, c->cpu};
+    CHECK(hsa_amd_agents_allow_access(2, both, NULL, p), what);
+    return p;
+}
+
+// Stores the header last, with release semantics: the packet processor may
+// look at the slot at any time.
+static void publish(void *slot, uint16_t header, uint16_t setup) {
+    __atomic_store_n((uint32_t *)slot, (uint32_t)header | ((uint32_t)setup << 16), __ATOMIC_RELEASE);
+}
+
+static uint64_t reserve(hsa_queue_t *q) {
+    uint64_t id = hsa_queue_add_write_index_relaxed(q, 1);
+    while (id - hsa_queue_load_read_index_scacquire(q) >= q->size)
+        ;
+    return id;
+}
+
+static void *slot_of(hsa_queue_t *q, uint64_t id) {
+    return (char *)q->base_address + (id & (q->size - 1)) * 64;
+}
+
+static void barrier(hsa_queue_t *q, uint16_t type, const hsa_signal_t *deps, int n, hsa_signal_t done) {
+    uint64_t id = reserve(q);
+    hsa_barrier_and_packet_t *p = slot_of(q, id);
+    memset((char *)p + 4, 0, sizeof(*p) - 4);
+    for (int i = 0; i < n; i++)
+        p->dep_signal[i] = deps[i];
+    p->completion_signal = done;
+    uint16_t header = (uint16_t)(type << HSA_PACKET_HEADER_TYPE) | (1 << HSA_PACKET_HEADER_BARRIER) |
+                      (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                      (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+    publish(p, header, 0);
+    hsa_signal_store_screlease(q->doorbell_signal, (hsa_signal_value_t)id);
+}
+
+static int wait_zero(hsa_signal_t s, const char *what) {
+    // A bounded wait (60 s) so a lost completion fails instead of hanging.
+    for (int i = 0; i < 600; i++) {
+        if (hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_EQ, 0, 100000000ull,
+                                      HSA_WAIT_STATE_BLOCKED) == 0)
+            return 1;
+    }
+    fprintf(stderr, "hsa_smoke: FAIL: %s never completed\n", what);
+    failures++;
+    return 0;
+}
+
+static void *read_file(const char *path, size_t *size) {
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        perror(path);
+        exit(1);
+    }
+    off_t n = lseek(fd, 0, SEEK_END);
+    lseek(fd, 0, SEEK_SET);
+    char *buf = malloc((size_t)n);
+    size_t got = 0;
+    while (buf && got < (size_t)n) {
+        ssize_t r = read(fd, buf + got, (size_t)n - got);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (!buf || got != (size_t)n) {
+        fprintf(stderr, "hsa_smoke: cannot read %s\n", path);
+        exit(1);
+    }
+    *size = got;
+    return buf;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: hsa_smoke CODE_OBJECT\n");
+        return 2;
+    }
+    CHECK(hsa_init(), "hsa_init");
+    ctx_t c = {0};
+    CHECK(hsa_iterate_agents(find_agents, &c), "hsa_iterate_agents");
+    if (!c.have_gpu || !c.have_cpu) {
+        fprintf(stderr, "hsa_smoke: no GPU or no CPU agent\n");
+        return 1;
+    }
+    CHECK(hsa_amd_agent_iterate_memory_pools(c.gpu, gpu_pools, &c), "GPU pools");
+    CHECK(hsa_amd_agent_iterate_memory_pools(c.cpu, cpu_pools, &c), "CPU pools");
+    if (!c.have_gpu_pool || !c.have_cpu_fine || !c.have_kernarg) {
+        fprintf(stderr, "hsa_smoke: missing a pool (gpu %d, fine %d, kernarg %d)\n", c.have_gpu_pool,
+                c.have_cpu_fine, c.have_kernarg);
+        return 1;
+    }
+
+    // The code object.
+    size_t co_size;
+    void *co = read_file(argv[1], &co_size);
+    hsa_code_object_reader_t reader;
+    CHECK(hsa_code_object_reader_create_from_memory(co, co_size, &reader), "code object reader");
+    hsa_executable_t exe;
+    CHECK(hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, NULL, &exe),
+          "executable create");
+    CHECK(hsa_executable_load_agent_code_object(exe, c.gpu, reader, NULL, NULL), "load code object");
+    CHECK(hsa_executable_freeze(exe, NULL), "freeze");
+    hsa_executable_symbol_t sym;
+    CHECK(hsa_executable_get_symbol_by_name(exe, "vector_add.kd", &c.gpu, &sym), "symbol vector_add.kd");
+    uint64_t kobj;
+    uint32_t kernarg_size, group_size, private_size;
+    CHECK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &kobj), "kernel object");
+    CHECK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE,
+                                         &kernarg_size), "kernarg size");
+    CHECK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE, &group_size),
+          "group size");
+    CHECK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE,
+                                         &private_size), "private size");
+
+    // Buffers: a, b, c on the host (fine grained), d on the device.
+    size_t bytes = N * sizeof(float);
+    float *a = alloc_in(c.cpu_fine, bytes, &c, "alloc a");
+    float *b = alloc_in(c.cpu_fine, bytes, &c, "alloc b");
+    float *out = alloc_in(c.cpu_fine, bytes, &c, "alloc c");
+    float *back = alloc_in(c.cpu_fine, bytes + 8, &c, "alloc back");
+    void *dev = alloc_in(c.gpu_pool, bytes + 4096, &c, "alloc device");
+    for (int i = 0; i < N; i++) {
+        a[i] = (float)i;
+        b[i] = (float)(3 * i) + 0.5f;
+        out[i] = -1.0f;
+    }
+
+    // Kernel arguments: a, b, c, n, then the hidden arguments zeroed
+    // (global offsets 0).
+    void *ka = NULL;
+    CHECK(hsa_amd_memory_pool_allocate(c.kernarg, kernarg_size, 0, &ka), "alloc kernarg");
+    CHECK(hsa_amd_agents_allow_access(1, &c.gpu, NULL, ka), "kernarg access");
+    memset(ka, 0, kernarg_size);
+    struct {
+        const float *a, *b;
+        float *c;
+        uint32_t n;
+    } args = {a, b, out, N};
+    memcpy(ka, &args, sizeof(args) < kernarg_size ? sizeof(args) : kernarg_size);
+
+    hsa_queue_t *q1, *q2;
+    CHECK(hsa_queue_create(c.gpu, 256, HSA_QUEUE_TYPE_MULTI, NULL, NULL, UINT32_MAX, UINT32_MAX, &q1), "queue 1");
+    CHECK(hsa_queue_create(c.gpu, 256, HSA_QUEUE_TYPE_MULTI, NULL, NULL, UINT32_MAX, UINT32_MAX, &q2), "queue 2");
+
+    hsa_signal_t s_kern, s_and, s_or, s_never;
+    CHECK(hsa_signal_create(1, 0, NULL, &s_kern), "signal");
+    CHECK(hsa_signal_create(1, 0, NULL, &s_and), "signal");
+    CHECK(hsa_signal_create(1, 0, NULL, &s_or), "signal");
+    CHECK(hsa_signal_create(1, 0, NULL, &s_never), "signal");
+
+    // 2. First the barrier-AND on queue 2, waiting for a kernel not yet
+    // submitted.
+    barrier(q2, HSA_PACKET_TYPE_BARRIER_AND, &s_kern, 1, s_and);
+
+    // 1. The dispatch on queue 1.
+    uint64_t id = reserve(q1);
+    hsa_kernel_dispatch_packet_t *p = slot_of(q1, id);
+    memset((char *)p + 4, 0, sizeof(*p) - 4);
+    p->workgroup_size_x = WG;
+    p->workgroup_size_y = 1;
+    p->workgroup_size_z = 1;
+    p->grid_size_x = N;
+    p->grid_size_y = 1;
+    p->grid_size_z = 1;
+    p->private_segment_size = private_size;
+    p->group_segment_size = group_size;
+    p->kernel_object = kobj;
+    p->kernarg_address = ka;
+    p->completion_signal = s_kern;
+    uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+                      (1 << HSA_PACKET_HEADER_BARRIER) |
+                      (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                      (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+    publish(p, header, 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
+    hsa_signal_store_screlease(q1->doorbell_signal, (hsa_signal_value_t)id);
+
+    // Then queue 1's barrier-OR on the AND or a signal nobody sets.
+    hsa_signal_t or_deps[2] = {s_never, s_and};
+    barrier(q1, HSA_PACKET_TYPE_BARRIER_OR, or_deps, 2, s_or);
+
+    if (wait_zero(s_or, "barrier-OR")) {
+        EXPECT(hsa_signal_load_scacquire(s_and) == 0, "the OR completed before the AND it waited for");
+        EXPECT(hsa_signal_load_scacquire(s_kern) == 0, "the AND completed before the kernel it waited for");
+        EXPECT(hsa_signal_load_scacquire(s_never) == 1, "the signal nobody sets changed");
+    }
+    wait_zero(s_kern, "vector_add");
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        float want = (float)i + ((float)(3 * i) + 0.5f);
+        if (out[i] != want && bad++ < 4)
+            fprintf(stderr, "hsa_smoke: c[%d] = %g, want %g\n", i, out[i], want);
+    }
+    EXPECT(bad == 0, "vector_add: %d of %d results wrong", bad, N);
+
+    // 3. Host -> device -> host.
+    hsa_signal_t s_copy;
+    CHECK(hsa_signal_create(1, 0, NULL, &s_copy), "signal");
+    CHECK(hsa_amd_memory_async_copy(dev, c.gpu, out, c.cpu, bytes, 0, NULL, s_copy), "async copy to device");
+    wait_zero(s_copy, "copy to device");
+    memset(back, 0, bytes);
+    hsa_signal_store_relaxed(s_copy, 1);
+    CHECK(hsa_amd_memory_async_copy(back, c.cpu, dev, c.gpu, bytes, 0, NULL, s_copy), "async copy to host");
+    wait_zero(s_copy, "copy to host");
+    EXPECT(memcmp(back, out, bytes) == 0, "async copy: host -> device -> host changed the bytes");
+
+    // 4. Fill the device buffer's dwords 1..n, with a sentinel on each side.
+    uint32_t *words = (uint32_t *)back;
+    size_t nw = N / 2;
+    for (size_t i = 0; i < nw + 2; i++)
+        words[i] = 0x5a5a5a5au;
+    hsa_signal_store_relaxed(s_copy, 1);
+    CHECK(hsa_amd_memory_async_copy(dev, c.gpu, words, c.cpu, (nw + 2) * 4, 0, NULL, s_copy), "sentinels");
+    wait_zero(s_copy, "sentinels");
+    CHECK(hsa_amd_memory_fill((uint32_t *)dev + 1, 0xc0ffee11u, nw), "hsa_amd_memory_fill");
+    memset(words, 0, (nw + 2) * 4);
+    hsa_signal_store_relaxed(s_copy, 1);
+    CHECK(hsa_amd_memory_async_copy(words, c.cpu, dev, c.gpu, (nw + 2) * 4, 0, NULL, s_copy), "fill read back");
+    wait_zero(s_copy, "fill read back");
+    EXPECT(words[0] == 0x5a5a5a5au, "fill wrote before its start (%#x)", words[0]);
+    size_t wrong = 0;
+    for (size_t i = 1; i <= nw; i++)
+        wrong += words[i] != 0xc0ffee11u;
+    EXPECT(wrong == 0, "fill: %zu of %zu dwords wrong", wrong, nw);
+    EXPECT(words[nw + 1] == 0x5a5a5a5au, "fill wrote past its end (%#x)", words[nw + 1]);
+
+    CHECK(hsa_signal_destroy(s_copy), "signal destroy");
+    CHECK(hsa_signal_destroy(s_kern), "signal destroy");
+    CHECK(hsa_signal_destroy(s_and), "signal destroy");
+    CHECK(hsa_signal_destroy(s_or), "signal destroy");
+    CHECK(hsa_signal_destroy(s_never), "signal destroy");
+    CHECK(hsa_queue_destroy(q2), "queue destroy");
+    CHECK(hsa_queue_destroy(q1), "queue destroy");
+    CHECK(hsa_amd_memory_pool_free(ka), "free");
+    CHECK(hsa_amd_memory_pool_free(dev), "free");
+    CHECK(hsa_amd_memory_pool_free(back), "free");
+    CHECK(hsa_amd_memory_pool_free(out), "free");
+    CHECK(hsa_amd_memory_pool_free(b), "free");
+    CHECK(hsa_amd_memory_pool_free(a), "free");
+    CHECK(hsa_executable_destroy(exe), "executable destroy");
+    CHECK(hsa_code_object_reader_destroy(reader), "reader destroy");
+    free(co);
+    CHECK(hsa_shut_down(), "hsa_shut_down");
+    if (failures) {
+        fprintf(stderr, "hsa_smoke: %d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("hsa_smoke: PASS\n");
+    return 0;
+}
