@@ -1,0 +1,417 @@
+//! `hsa_ext_amd.h`: memory pools, allocation and access, async copies and
+//! fills, host memory locking, pointer info, and the AMD calls this runtime
+//! does not implement (each returns the status listed in ARCHITECTURE.md,
+//! "The C ABI library").
+
+#![allow(unsafe_code)]
+#![allow(clippy::missing_safety_doc)]
+// Out-pointers of one C call are written under the one contract the call has.
+#![allow(clippy::multiple_unsafe_ops_per_block)]
+
+use core::ffi::{c_int, c_void};
+
+use runtime::agent::Agent;
+use runtime::{Error, PointerType, Signal, Status};
+
+use crate::core_api::{agent_of, pool_of};
+use crate::ffi::*;
+use crate::state::{OK, ctx, guard, null, put, put_bytes, slice};
+
+/// `hsa_amd_memory_pool_get_info`.
+pub unsafe extern "C" fn hsa_amd_memory_pool_get_info(
+    pool: hsa_amd_memory_pool_t,
+    attribute: c_enum,
+    value: *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_memory_pool_get_info", || {
+        let c = ctx()?;
+        if value.is_null() {
+            return Err(null("value"));
+        }
+        let p = pool_of(&c, pool.handle, Status::InvalidMemoryPool)?;
+        let v = c.rt.pool_info_raw(p, attribute)?;
+        // SAFETY: the caller's buffer holds the attribute's type.
+        unsafe { put_bytes(value, &v.to_bytes()) }?;
+        OK
+    })
+}
+
+/// `hsa_amd_agent_iterate_memory_pools`.
+pub unsafe extern "C" fn hsa_amd_agent_iterate_memory_pools(
+    agent: hsa_agent_t,
+    cb: iter_cb<hsa_amd_memory_pool_t>,
+    data: *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_agent_iterate_memory_pools", || {
+        let c = ctx()?;
+        let a = agent_of(&c, agent)?;
+        let cb = cb.ok_or_else(|| null("callback"))?;
+        let pools = c.rt.pools(a)?;
+        drop(c);
+        for p in pools {
+            // SAFETY: the caller's callback.
+            let s = unsafe { cb(hsa_amd_memory_pool_t { handle: p.handle() }, data) };
+            if s != 0 {
+                return Ok(s);
+            }
+        }
+        OK
+    })
+}
+
+/// `hsa_amd_agent_memory_pool_get_info`.
+pub unsafe extern "C" fn hsa_amd_agent_memory_pool_get_info(
+    agent: hsa_agent_t,
+    pool: hsa_amd_memory_pool_t,
+    attribute: c_enum,
+    value: *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_agent_memory_pool_get_info", || {
+        let c = ctx()?;
+        if value.is_null() {
+            return Err(null("value"));
+        }
+        let a = agent_of(&c, agent)?;
+        let p = pool_of(&c, pool.handle, Status::InvalidMemoryPool)?;
+        let v = c.rt.agent_pool_info_raw(a, p, attribute)?;
+        // SAFETY: the caller's buffer holds the attribute's type.
+        unsafe { put_bytes(value, &v.to_bytes()) }?;
+        OK
+    })
+}
+
+/// `hsa_amd_memory_pool_allocate` (flags must be 0, as ROCr 5.2.3 checks).
+pub unsafe extern "C" fn hsa_amd_memory_pool_allocate(
+    pool: hsa_amd_memory_pool_t,
+    size: usize,
+    flags: u32,
+    ptr: *mut *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_memory_pool_allocate", || {
+        let c = ctx()?;
+        if size == 0 || ptr.is_null() {
+            return Err(Error::invalid_argument("size 0 or ptr NULL"));
+        }
+        let _ = flags;
+        let p = pool_of(&c, pool.handle, Status::InvalidMemoryPool)?;
+        let va = c.rt.allocate(p, size as u64)?;
+        // SAFETY: non-NULL.
+        unsafe { put(ptr, va as *mut c_void, "ptr") }?;
+        OK
+    })
+}
+
+/// `hsa_amd_memory_pool_free` (NULL: nothing).
+pub unsafe extern "C" fn hsa_amd_memory_pool_free(ptr: *mut c_void) -> hsa_status_t {
+    // SAFETY: the same call.
+    unsafe { crate::core_api::hsa_memory_free(ptr) }
+}
+
+/// `hsa_amd_agents_allow_access`.
+pub unsafe extern "C" fn hsa_amd_agents_allow_access(
+    num_agents: u32,
+    agents: *const hsa_agent_t,
+    _flags: *const u32,
+    ptr: *const c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_agents_allow_access", || {
+        let c = ctx()?;
+        if num_agents == 0 || agents.is_null() || ptr.is_null() {
+            return Err(Error::invalid_argument("no agents, or ptr NULL"));
+        }
+        // SAFETY: the caller's array.
+        let list = unsafe { slice(agents, num_agents as usize, "agents") }?;
+        let list: Vec<Agent> = list
+            .iter()
+            .map(|&a| agent_of(&c, a))
+            .collect::<Result<_, _>>()?;
+        c.rt.allow_access(&list, ptr as u64)?;
+        OK
+    })
+}
+
+fn signals(c: &crate::state::Ctx, n: u32, list: *const hsa_signal_t) -> Result<Vec<Signal>, Error> {
+    // SAFETY: the caller's array of n signals.
+    let hs = unsafe { slice(list, n as usize, "dep_signals") }?;
+    hs.iter().map(|h| c.signal(h.handle)).collect()
+}
+
+/// `hsa_amd_memory_async_copy`.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hsa_amd_memory_async_copy(
+    dst: *mut c_void,
+    dst_agent: hsa_agent_t,
+    src: *const c_void,
+    src_agent: hsa_agent_t,
+    size: usize,
+    num_dep_signals: u32,
+    dep_signals: *const hsa_signal_t,
+    completion_signal: hsa_signal_t,
+) -> hsa_status_t {
+    guard("hsa_amd_memory_async_copy", || {
+        let c = ctx()?;
+        if dst.is_null() || src.is_null() {
+            return Err(null("dst or src"));
+        }
+        let da = agent_of(&c, dst_agent)?;
+        let sa = agent_of(&c, src_agent)?;
+        let deps = signals(&c, num_dep_signals, dep_signals)?;
+        let deps: Vec<&Signal> = deps.iter().collect();
+        let done = c.signal(completion_signal.handle)?;
+        // SAFETY: the caller keeps the ranges for the copy until the
+        // completion signal is decremented (the API's contract).
+        unsafe {
+            c.rt.memory_async_copy(dst as u64, da, src as u64, sa, size as u64, &deps, &done)
+        }?;
+        OK
+    })
+}
+
+/// `hsa_amd_memory_fill`.
+pub unsafe extern "C" fn hsa_amd_memory_fill(
+    ptr: *mut c_void,
+    value: u32,
+    count: usize,
+) -> hsa_status_t {
+    guard("hsa_amd_memory_fill", || {
+        let c = ctx()?;
+        if ptr.is_null() {
+            return Err(null("ptr"));
+        }
+        // SAFETY: the caller's 4 * count bytes, unused meanwhile.
+        unsafe { c.rt.memory_fill(ptr as u64, value, count as u64) }?;
+        OK
+    })
+}
+
+/// `hsa_amd_memory_lock` (the agent list is accepted; every GPU maps the range).
+pub unsafe extern "C" fn hsa_amd_memory_lock(
+    host_ptr: *mut c_void,
+    size: usize,
+    agents: *mut hsa_agent_t,
+    num_agent: c_int,
+    agent_ptr: *mut *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_memory_lock", || {
+        let c = ctx()?;
+        if host_ptr.is_null() || size == 0 || agent_ptr.is_null() || num_agent < 0 {
+            return Err(Error::invalid_argument(
+                "host_ptr NULL, size 0 or agent_ptr NULL",
+            ));
+        }
+        // SAFETY: the caller's array.
+        let list = unsafe { slice(agents.cast_const(), num_agent as usize, "agents") }?;
+        for &a in list {
+            agent_of(&c, a)?;
+        }
+        // SAFETY: the caller's memory stays mapped until hsa_amd_memory_unlock.
+        let va = unsafe { c.rt.lock_host(host_ptr as u64, size as u64) }?;
+        // SAFETY: non-NULL.
+        unsafe { put(agent_ptr, va as *mut c_void, "agent_ptr") }?;
+        OK
+    })
+}
+
+/// `hsa_amd_memory_lock_to_pool`: the pool must be a system pool.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hsa_amd_memory_lock_to_pool(
+    host_ptr: *mut c_void,
+    size: usize,
+    agents: *mut hsa_agent_t,
+    num_agent: c_int,
+    pool: hsa_amd_memory_pool_t,
+    _flags: u32,
+    agent_ptr: *mut *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_memory_lock_to_pool", || {
+        let c = ctx()?;
+        let p = pool_of(&c, pool.handle, Status::InvalidMemoryPool)?;
+        if !c.rt.pool(p)?.is_system() {
+            return Err(Error::new(
+                Status::Error,
+                "lock to a pool that is not system memory",
+            ));
+        }
+        drop(c);
+        // SAFETY: forwarded.
+        Ok(unsafe { hsa_amd_memory_lock(host_ptr, size, agents, num_agent, agent_ptr) })
+    })
+}
+
+/// `hsa_amd_memory_unlock`.
+pub unsafe extern "C" fn hsa_amd_memory_unlock(host_ptr: *mut c_void) -> hsa_status_t {
+    guard("hsa_amd_memory_unlock", || {
+        let c = ctx()?;
+        c.rt.unlock_host(host_ptr as u64)?;
+        OK
+    })
+}
+
+/// `hsa_amd_pointer_info`: fills the first `info->size` bytes; the
+/// accessible agents (GPUs it is mapped on, and the CPU when host
+/// accessible) in memory from `alloc`.
+pub unsafe extern "C" fn hsa_amd_pointer_info(
+    ptr: *const c_void,
+    info: *mut hsa_amd_pointer_info_t,
+    alloc: alloc_fn,
+    num_agents_accessible: *mut u32,
+    accessible: *mut *mut hsa_agent_t,
+) -> hsa_status_t {
+    guard("hsa_amd_pointer_info", || {
+        let c = ctx()?;
+        if ptr.is_null() || info.is_null() {
+            return Err(null("ptr or info"));
+        }
+        let pi = c.rt.amd_pointer_info(ptr as u64);
+        // SAFETY: the caller's struct; its `size` says how much it holds.
+        let size = unsafe { core::ptr::addr_of!((*info).size).read_unaligned() } as usize;
+        let full = hsa_amd_pointer_info_t {
+            size: size.min(core::mem::size_of::<hsa_amd_pointer_info_t>()) as u32,
+            type_: pi.kind as u32,
+            agentBaseAddress: pi.agent_base_address as *mut c_void,
+            hostBaseAddress: pi.host_base_address as *mut c_void,
+            sizeInBytes: pi.size_in_bytes as usize,
+            userData: core::ptr::null_mut(),
+            agentOwner: hsa_agent_t {
+                handle: pi.agent_owner.map_or(0, Agent::handle),
+            },
+            global_flags: pi.global_flags,
+        };
+        let n = size.min(core::mem::size_of::<hsa_amd_pointer_info_t>());
+        // SAFETY: `full` is a plain C struct; the caller's struct holds `n` bytes.
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                (&full as *const hsa_amd_pointer_info_t).cast::<u8>(),
+                info.cast::<u8>(),
+                n,
+            )
+        };
+        if pi.kind != PointerType::Unknown
+            && let (Some(alloc), false, false) =
+                (alloc, num_agents_accessible.is_null(), accessible.is_null())
+        {
+            let block = c.rt.pointer_info(ptr as u64);
+            let mut list = Vec::new();
+            for a in c.rt.agents() {
+                let r = c.rt.agent(a)?;
+                let reaches = match &block {
+                    Some(b) if r.is_gpu() => b.mapped_on.contains(&r.gpu_id),
+                    Some(b) => b.host_accessible,
+                    None => false,
+                };
+                if reaches {
+                    list.push(hsa_agent_t { handle: a.handle() });
+                }
+            }
+            // SAFETY: the caller's allocator.
+            let out = unsafe { alloc(list.len() * core::mem::size_of::<hsa_agent_t>()) }
+                .cast::<hsa_agent_t>();
+            if out.is_null() && !list.is_empty() {
+                return Err(Error::new(Status::OutOfResources, "alloc returned NULL"));
+            }
+            // SAFETY: `out` holds list.len() agents; the out-pointers are non-NULL.
+            unsafe {
+                core::ptr::copy_nonoverlapping(list.as_ptr(), out, list.len());
+                put(
+                    num_agents_accessible,
+                    list.len() as u32,
+                    "num_agents_accessible",
+                )?;
+                put(accessible, out, "accessible")?;
+            }
+        }
+        OK
+    })
+}
+
+/// `hsa_amd_coherency_get_type`: `HSA_AMD_COHERENCY_TYPE_COHERENT`, the
+/// GPU agent's initial type in ROCr (CPU agents: `INVALID_AGENT`).
+pub unsafe extern "C" fn hsa_amd_coherency_get_type(
+    agent: hsa_agent_t,
+    type_: *mut c_enum,
+) -> hsa_status_t {
+    guard("hsa_amd_coherency_get_type", || {
+        let c = ctx()?;
+        let a = agent_of(&c, agent)?;
+        if type_.is_null() {
+            return Err(null("type"));
+        }
+        if !c.rt.agent(a)?.is_gpu() {
+            return Err(Error::new(Status::InvalidAgent, "not a GPU agent"));
+        }
+        // SAFETY: non-NULL.
+        unsafe { put(type_, 0, "type") }?;
+        OK
+    })
+}
+
+/// A call this runtime does not implement: the context check, then `status`.
+fn unimplemented(name: &str, status: Status) -> Result<hsa_status_t, Error> {
+    ctx()?;
+    Err(Error::new(status, format!("{name} is not implemented")))
+}
+
+macro_rules! not_implemented {
+    ($($(#[$m:meta])* fn $name:ident($($a:ident: $t:ty),* $(,)?) => $status:ident;)*) => {$(
+        $(#[$m])*
+        pub unsafe extern "C" fn $name($($a: $t),*) -> hsa_status_t {
+            $(let _ = $a;)*
+            guard(stringify!($name), || unimplemented(stringify!($name), Status::$status))
+        }
+    )*};
+}
+
+not_implemented! {
+    /// `hsa_amd_coherency_set_type`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_coherency_set_type(agent: hsa_agent_t, type_: c_enum) => Error;
+    /// `hsa_amd_profiling_set_profiler_enabled`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_profiling_set_profiler_enabled(queue: *mut c_void, enable: c_int) => Error;
+    /// `hsa_amd_profiling_async_copy_enable`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_profiling_async_copy_enable(enable: bool) => Error;
+    /// `hsa_amd_profiling_get_dispatch_time`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_profiling_get_dispatch_time(agent: hsa_agent_t, signal: hsa_signal_t, time: *mut hsa_amd_profiling_dispatch_time_t) => Error;
+    /// `hsa_amd_profiling_get_async_copy_time`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_profiling_get_async_copy_time(signal: hsa_signal_t, time: *mut hsa_amd_profiling_async_copy_time_t) => Error;
+    /// `hsa_amd_profiling_convert_tick_to_system_domain`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_profiling_convert_tick_to_system_domain(agent: hsa_agent_t, agent_tick: u64, system_tick: *mut u64) => Error;
+    /// `hsa_amd_queue_cu_set_mask`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_queue_cu_set_mask(queue: *const c_void, num_cu_mask_count: u32, cu_mask: *const u32) => Error;
+    /// `hsa_amd_queue_cu_get_mask`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_queue_cu_get_mask(queue: *const c_void, num_cu_mask_count: u32, cu_mask: *mut u32) => Error;
+    /// `hsa_amd_queue_set_priority`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_queue_set_priority(queue: *mut c_void, priority: c_enum) => Error;
+    /// `hsa_amd_memory_pool_can_migrate`: ROCr 5.2.3's answer, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`.
+    fn hsa_amd_memory_pool_can_migrate(src: hsa_amd_memory_pool_t, dst: hsa_amd_memory_pool_t, result: *mut bool) => OutOfResources;
+    /// `hsa_amd_memory_migrate`: ROCr 5.2.3's answer, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`.
+    fn hsa_amd_memory_migrate(ptr: *const c_void, pool: hsa_amd_memory_pool_t, flags: u32) => OutOfResources;
+    /// `hsa_amd_memory_async_copy_rect`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_memory_async_copy_rect(dst: *const hsa_pitched_ptr_t, dst_offset: *const hsa_dim3_t, src: *const hsa_pitched_ptr_t, src_offset: *const hsa_dim3_t, range: *const hsa_dim3_t, copy_agent: hsa_agent_t, dir: c_enum, num_dep_signals: u32, dep_signals: *const hsa_signal_t, completion_signal: hsa_signal_t) => Error;
+    /// `hsa_amd_interop_map_buffer`: no graphics interop (`HSA_STATUS_ERROR`).
+    fn hsa_amd_interop_map_buffer(num_agents: u32, agents: *mut hsa_agent_t, interop_handle: c_int, flags: u32, size: *mut usize, ptr: *mut *mut c_void, metadata_size: *mut usize, metadata: *mut *const c_void) => Error;
+    /// `hsa_amd_interop_unmap_buffer`: no graphics interop (`HSA_STATUS_ERROR`).
+    fn hsa_amd_interop_unmap_buffer(ptr: *mut c_void) => Error;
+    /// `hsa_amd_pointer_info_set_userdata`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_pointer_info_set_userdata(ptr: *const c_void, userdata: *mut c_void) => Error;
+    /// `hsa_amd_ipc_memory_create`: no IPC (`HSA_STATUS_ERROR`).
+    fn hsa_amd_ipc_memory_create(ptr: *mut c_void, len: usize, handle: *mut hsa_amd_ipc_memory_t) => Error;
+    /// `hsa_amd_ipc_memory_attach`: no IPC (`HSA_STATUS_ERROR`).
+    fn hsa_amd_ipc_memory_attach(handle: *const hsa_amd_ipc_memory_t, len: usize, num_agents: u32, mapping_agents: *const hsa_agent_t, mapped_ptr: *mut *mut c_void) => Error;
+    /// `hsa_amd_ipc_memory_detach`: no IPC (`HSA_STATUS_ERROR`).
+    fn hsa_amd_ipc_memory_detach(mapped_ptr: *mut c_void) => Error;
+    /// `hsa_amd_ipc_signal_create`: no IPC (`HSA_STATUS_ERROR`).
+    fn hsa_amd_ipc_signal_create(signal: hsa_signal_t, handle: *mut hsa_amd_ipc_signal_t) => Error;
+    /// `hsa_amd_ipc_signal_attach`: no IPC (`HSA_STATUS_ERROR`).
+    fn hsa_amd_ipc_signal_attach(handle: *const hsa_amd_ipc_signal_t, signal: *mut hsa_signal_t) => Error;
+    /// `hsa_amd_register_system_event_handler`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_register_system_event_handler(callback: system_event_cb, data: *mut c_void) => Error;
+    /// `hsa_amd_register_deallocation_callback`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_register_deallocation_callback(ptr: *mut c_void, callback: deallocation_cb, user_data: *mut c_void) => Error;
+    /// `hsa_amd_deregister_deallocation_callback`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_deregister_deallocation_callback(ptr: *mut c_void, callback: deallocation_cb) => Error;
+    /// `hsa_amd_svm_attributes_set`: no SVM (`HSA_STATUS_ERROR`).
+    fn hsa_amd_svm_attributes_set(ptr: *mut c_void, size: usize, attribute_list: *mut hsa_amd_svm_attribute_pair_t, attribute_count: usize) => Error;
+    /// `hsa_amd_svm_attributes_get`: no SVM (`HSA_STATUS_ERROR`).
+    fn hsa_amd_svm_attributes_get(ptr: *mut c_void, size: usize, attribute_list: *mut hsa_amd_svm_attribute_pair_t, attribute_count: usize) => Error;
+    /// `hsa_amd_svm_prefetch_async`: no SVM (`HSA_STATUS_ERROR`).
+    fn hsa_amd_svm_prefetch_async(ptr: *mut c_void, size: usize, agent: hsa_agent_t, num_dep_signals: u32, dep_signals: *const hsa_signal_t, completion_signal: hsa_signal_t) => Error;
+}

@@ -1,0 +1,310 @@
+//! The library's process state: the runtime opened by the first `hsa_init`,
+//! the objects C holds by handle, and the call guard every exported
+//! function runs in (initialised check, panics caught, errors mapped to
+//! their `hsa_status_t`).
+
+#![allow(unsafe_code)]
+
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use runtime::executable::CodeObjectReader;
+use runtime::{Error, Executable, Queue, Runtime, Signal, SignalGroup, Status};
+
+use crate::ffi::hsa_status_t;
+
+/// A queue created through the C API, with the address C knows it by.
+pub(crate) struct QueueEntry {
+    pub(crate) queue: Queue,
+}
+
+/// A code object loaded through the C API (`hsa_loaded_code_object_t`).
+pub(crate) struct Loaded {
+    /// The executable's handle.
+    pub(crate) executable: u64,
+    /// Its position in the executable's loaded code objects.
+    pub(crate) index: usize,
+    /// The bytes it was loaded from (the loader extension's storage).
+    pub(crate) reader: CodeObjectReader,
+}
+
+/// The objects of one `hsa_init` .. last `hsa_shut_down` span.
+pub(crate) struct Ctx {
+    pub(crate) rt: Runtime,
+    /// Signals C created, by handle: the library holds them until
+    /// `hsa_signal_destroy` (or the last shut-down).
+    pub(crate) signals: Mutex<HashMap<u64, Signal>>,
+    pub(crate) groups: Mutex<HashMap<u64, SignalGroup>>,
+    /// Queues by `hsa_queue_t *`.
+    pub(crate) queues: Mutex<HashMap<u64, Arc<QueueEntry>>>,
+    /// The same queues by doorbell signal handle (a store rings the doorbell).
+    pub(crate) doorbells: Mutex<HashMap<u64, Arc<QueueEntry>>>,
+    pub(crate) executables: Mutex<HashMap<u64, Arc<Executable>>>,
+    pub(crate) readers: Mutex<HashMap<u64, CodeObjectReader>>,
+    /// Deprecated `hsa_code_object_t`s (`hsa_code_object_deserialize`).
+    pub(crate) code_objects: Mutex<HashMap<u64, CodeObjectReader>>,
+    pub(crate) loaded: Mutex<HashMap<u64, Loaded>>,
+    pub(crate) next_handle: AtomicU64,
+}
+
+/// Locks a table, whatever a panicking holder left (the tables stay
+/// consistent: every update is one insert or remove).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Ctx {
+    fn new(rt: Runtime) -> Self {
+        Self {
+            rt,
+            signals: Mutex::default(),
+            groups: Mutex::default(),
+            queues: Mutex::default(),
+            doorbells: Mutex::default(),
+            executables: Mutex::default(),
+            readers: Mutex::default(),
+            code_objects: Mutex::default(),
+            loaded: Mutex::default(),
+            next_handle: AtomicU64::new(1),
+        }
+    }
+
+    /// A fresh handle value for the library's own tables (never 0, never reused).
+    pub(crate) fn new_handle(&self) -> u64 {
+        self.next_handle.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The live signal of a handle.
+    pub(crate) fn signal(&self, handle: u64) -> Result<Signal, Error> {
+        if let Some(s) = lock(&self.signals).get(&handle) {
+            return Ok(s.clone());
+        }
+        // Signals the runtime made itself (queue inactive signals, ...).
+        self.rt.signal_from_handle(handle)
+    }
+
+    /// The queue of an `hsa_queue_t *`.
+    pub(crate) fn queue(&self, addr: u64) -> Result<Arc<QueueEntry>, Error> {
+        lock(&self.queues).get(&addr).cloned().ok_or_else(|| {
+            Error::new(
+                Status::InvalidQueue,
+                format!("hsa_queue_t {addr:#x} is no live queue of this runtime"),
+            )
+        })
+    }
+
+    /// The executable of a handle.
+    pub(crate) fn executable(&self, handle: u64) -> Result<Arc<Executable>, Error> {
+        lock(&self.executables)
+            .get(&handle)
+            .cloned()
+            .ok_or_else(|| {
+                Error::new(
+                    Status::InvalidExecutable,
+                    format!("hsa_executable_t {handle:#x} is no live executable"),
+                )
+            })
+    }
+
+    /// Releases everything C still holds (the last `hsa_shut_down`).
+    fn tear_down(&self) {
+        let queues: Vec<_> = lock(&self.queues).drain().collect();
+        lock(&self.doorbells).clear();
+        drop(queues);
+        lock(&self.executables).clear();
+        lock(&self.readers).clear();
+        lock(&self.code_objects).clear();
+        lock(&self.loaded).clear();
+        lock(&self.groups).clear();
+        let signals: Vec<_> = lock(&self.signals).drain().collect();
+        for (_, s) in signals {
+            s.destroy();
+        }
+    }
+}
+
+/// The `hsa_init` count and the open context.
+static STATE: Mutex<Option<(u32, Arc<Ctx>)>> = Mutex::new(None);
+
+/// `hsa_init`.
+pub(crate) fn init() -> Result<(), Error> {
+    let mut g = lock(&STATE);
+    if let Some((count, _)) = g.as_mut() {
+        *count = count
+            .checked_add(1)
+            .ok_or_else(|| Error::new(Status::RefcountOverflow, "hsa_init called 2^32 times"))?;
+        return Ok(());
+    }
+    let rt = Runtime::init()?;
+    *g = Some((1, Arc::new(Ctx::new(rt))));
+    Ok(())
+}
+
+/// `hsa_shut_down`.
+pub(crate) fn shut_down() -> Result<(), Error> {
+    let mut g = lock(&STATE);
+    let Some((count, _)) = g.as_mut() else {
+        return Err(not_initialized());
+    };
+    *count -= 1;
+    if *count > 0 {
+        return Ok(());
+    }
+    let (_, ctx) = g.take().expect("checked above");
+    drop(g);
+    ctx.tear_down();
+    Ok(())
+}
+
+fn not_initialized() -> Error {
+    Error::new(
+        Status::NotInitialized,
+        "the runtime is not initialised (hsa_init)",
+    )
+}
+
+/// The open context (`HSA_STATUS_ERROR_NOT_INITIALIZED` before `hsa_init`).
+pub(crate) fn ctx() -> Result<Arc<Ctx>, Error> {
+    lock(&STATE)
+        .as_ref()
+        .map(|(_, c)| Arc::clone(c))
+        .ok_or_else(not_initialized)
+}
+
+/// Whether `HSA_RS_CABI_LOG` asks for every failed call on stderr.
+fn log_errors() -> bool {
+    static LOG: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *LOG.get_or_init(|| std::env::var_os("HSA_RS_CABI_LOG").is_some_and(|v| v != "0"))
+}
+
+/// Runs one C API call: `f`'s `Ok` is the raw status returned (a callback's
+/// status passes through), an `Err` its status; a panic is
+/// `HSA_STATUS_ERROR` and never unwinds into C.
+pub(crate) fn guard(name: &str, f: impl FnOnce() -> Result<hsa_status_t, Error>) -> hsa_status_t {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) => {
+            if log_errors() {
+                eprintln!("{name}: {e}");
+            }
+            e.status as hsa_status_t
+        }
+        Err(_) => {
+            if log_errors() {
+                eprintln!("{name}: panicked (HSA_STATUS_ERROR)");
+            }
+            Status::Error as hsa_status_t
+        }
+    }
+}
+
+/// Runs a call that returns a value, not a status (signal and queue
+/// operations): `fallback` when it fails or panics.
+pub(crate) fn guard_value<T>(name: &str, fallback: T, f: impl FnOnce() -> Result<T, Error>) -> T {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => {
+            if log_errors() {
+                eprintln!("{name}: {e}");
+            }
+            fallback
+        }
+        Err(_) => {
+            if log_errors() {
+                eprintln!("{name}: panicked");
+            }
+            fallback
+        }
+    }
+}
+
+/// `HSA_STATUS_SUCCESS`.
+pub(crate) const OK: Result<hsa_status_t, Error> = Ok(0);
+
+/// An `INVALID_ARGUMENT` error for a NULL pointer argument.
+pub(crate) fn null(what: &str) -> Error {
+    Error::invalid_argument(format!("{what} is NULL"))
+}
+
+/// Writes `value` through the out-pointer `p` (`INVALID_ARGUMENT` if NULL).
+///
+/// # Safety
+///
+/// A non-NULL `p` points to writable memory for a `T` (the C caller's
+/// contract).
+pub(crate) unsafe fn put<T>(p: *mut T, value: T, what: &str) -> Result<(), Error> {
+    if p.is_null() {
+        return Err(null(what));
+    }
+    // SAFETY: non-NULL, writable for a T by the caller's contract;
+    // unaligned writes are accepted (C may pass packed buffers).
+    unsafe { p.write_unaligned(value) };
+    Ok(())
+}
+
+/// Copies `bytes` to the caller's attribute buffer `value` (`INVALID_ARGUMENT` if NULL).
+///
+/// # Safety
+///
+/// A non-NULL `value` points to at least `bytes.len()` writable bytes: the
+/// attribute's size in the header.
+pub(crate) unsafe fn put_bytes(value: *mut core::ffi::c_void, bytes: &[u8]) -> Result<(), Error> {
+    if value.is_null() {
+        return Err(null("value"));
+    }
+    // SAFETY: see the function's contract.
+    unsafe {
+        core::ptr::copy_nonoverlapping(bytes.as_ptr(), value.cast::<u8>(), bytes.len());
+    }
+    Ok(())
+}
+
+/// A C string argument (`INVALID_ARGUMENT` if NULL or not UTF-8).
+///
+/// # Safety
+///
+/// A non-NULL `s` is a NUL-terminated string.
+pub(crate) unsafe fn c_str<'a>(s: *const core::ffi::c_char, what: &str) -> Result<&'a str, Error> {
+    if s.is_null() {
+        return Err(null(what));
+    }
+    // SAFETY: NUL-terminated by the caller's contract.
+    unsafe { core::ffi::CStr::from_ptr(s) }
+        .to_str()
+        .map_err(|_| Error::invalid_argument(format!("{what} is not UTF-8")))
+}
+
+/// An optional C string (NULL: none).
+///
+/// # Safety
+///
+/// As [`c_str`].
+pub(crate) unsafe fn opt_c_str<'a>(
+    s: *const core::ffi::c_char,
+    what: &str,
+) -> Result<Option<&'a str>, Error> {
+    if s.is_null() {
+        Ok(None)
+    } else {
+        // SAFETY: forwarded.
+        unsafe { c_str(s, what) }.map(Some)
+    }
+}
+
+/// A C array argument of `n` elements (NULL allowed only when `n` is 0).
+///
+/// # Safety
+///
+/// A non-NULL `p` points to `n` readable `T`s.
+pub(crate) unsafe fn slice<'a, T>(p: *const T, n: usize, what: &str) -> Result<&'a [T], Error> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(null(what));
+    }
+    // SAFETY: see the contract.
+    Ok(unsafe { core::slice::from_raw_parts(p, n) })
+}
