@@ -1,0 +1,30 @@
+//! C programs compiled with gcc against Debian's ROCr 5.2.3 headers (not
+//! ours), linked against this library, running clang-built kernels on the
+//! software GPU: `tests/c/dispatch.c` (vector add, a barrier-AND/OR chain
+//! across two queues, interrupt signals, an async copy, an async handler,
+//! handle validation) and `tests/c/threads.c` (8 threads creating queues,
+//! dispatching and destroying them concurrently).
+
+mod common;
+
+use common::{gcc, kernels, on_ours, run_ok};
+
+#[test]
+fn dispatch_chain_copy_and_handler() {
+    let prog = gcc("dispatch", &["dispatch.c"], &[]);
+    let out = run_ok(on_ours(&prog).arg(kernels()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout
+            .contains("dispatch: vector add, barrier AND/OR chain, async copy, async handler: ok"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn eight_threads_create_dispatch_destroy() {
+    let prog = gcc("threads", &["threads.c"], &["-lpthread"]);
+    let out = run_ok(on_ours(&prog).arg(kernels()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("threads: 8 threads x 4 rounds"), "{stdout}");
+}
