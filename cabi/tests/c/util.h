@@ -135,7 +135,7 @@ static void publish(hsa_queue_t *q, uint64_t id, void *slot, uint16_t hdr, uint1
 }
 
 /* Dispatches k over n work-items (groups of 64) with kernarg at args. */
-static void dispatch(hsa_queue_t *q, kernel_t *k, void *args, uint32_t n, hsa_signal_t done) {
+static __attribute__((unused)) void dispatch(hsa_queue_t *q, kernel_t *k, void *args, uint32_t n, hsa_signal_t done) {
     hsa_kernel_dispatch_packet_t *p;
     uint64_t id = reserve(q, (void **)&p);
     memset((char *)p + 4, 0, 60);

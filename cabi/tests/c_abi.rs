@@ -1,0 +1,106 @@
+//! The C interface against Debian's ROCr 5.2.3 headers and library:
+//! - every `hsa_*_get_info` / `hsa_amd_*_get_info` attribute (system,
+//!   agents, regions, pools, agent-pool pairs, ISAs, wavefronts, caches,
+//!   executables, symbols, loaded code objects) writes exactly the size the
+//!   header gives it (`tests/c/info_sizes.c`, canary buffers);
+//! - every exported function has the header's prototype: a C file assigns
+//!   each one to a pointer of the header's type (`__typeof__`), built with
+//!   `-Werror`, linked against this library;
+//! - `hsa_status_string` answers as Debian's ROCr itself does, for every
+//!   status value (both libraries loaded in one process).
+
+mod common;
+
+use std::fmt::Write as _;
+use std::process::Command;
+
+use common::{DEBIAN_LIB, cdylib, gcc, kernels, on_ours, run_ok, work_dir};
+
+#[test]
+fn every_get_info_attribute_writes_its_header_size() {
+    let prog = gcc("info_sizes", &["info_sizes.c"], &[]);
+    let out = run_ok(on_ours(&prog).arg(kernels()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("info sizes:"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(line.ends_with(", 0 failures"), "{stdout}");
+    let checked: u32 = line
+        .split_whitespace()
+        .nth(2)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(
+        checked > 250,
+        "only {checked} attributes answered: {stdout}"
+    );
+}
+
+/// The function names of Debian's export list.
+fn debian_functions() -> Vec<String> {
+    let out = run_ok(Command::new("nm").args(["-D", "--defined-only", DEBIAN_LIB]));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let (_, kind, name) = (f.next()?, f.next()?, f.next()?);
+            (kind == "T").then(|| name.split('@').next().unwrap_or(name).to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn every_export_has_the_header_prototype() {
+    let names = debian_functions();
+    assert_eq!(names.len(), 224);
+    let mut c = String::from(
+        "#include <hsa/hsa.h>\n#include <hsa/hsa_ext_amd.h>\n#include <hsa/hsa_ext_image.h>\n\
+         #include <hsa/hsa_ext_finalize.h>\n#include <hsa/hsa_ven_amd_loader.h>\n#include <stdio.h>\n",
+    );
+    for n in &names {
+        writeln!(c, "__typeof__({n}) *volatile p_{n} = {n};").unwrap();
+    }
+    c.push_str("int main(void) {\n    int n = 0;\n");
+    for n in &names {
+        writeln!(c, "    n += p_{n} != 0;").unwrap();
+    }
+    c.push_str("    printf(\"prototypes: %d functions\\n\", n);\n    return n != ");
+    writeln!(c, "{};\n}}", names.len()).unwrap();
+    let src = work_dir("prototypes").join("prototypes.c");
+    std::fs::write(&src, c).unwrap();
+    let prog = work_dir("prototypes").join("prototypes");
+    run_ok(
+        Command::new("gcc")
+            .args(["-std=gnu11", "-Wall", "-Werror", "-o"])
+            .arg(&prog)
+            .arg(&src)
+            .arg("-L")
+            .arg(common::lib_dir())
+            .arg("-lhsa-runtime64"),
+    );
+    // It runs on ours: every symbol resolved from this library.
+    let out = run_ok(on_ours(&prog).env("LD_BIND_NOW", "1"));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("prototypes: 224 functions"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn status_strings_are_rocr_strings() {
+    let out = work_dir("bin").join("status_strings");
+    run_ok(
+        Command::new("gcc")
+            .args(["-Wall", "-Werror", "-o"])
+            .arg(&out)
+            .arg(common::c_dir().join("status_strings.c"))
+            .arg("-ldl"),
+    );
+    let r = run_ok(Command::new(&out).arg(cdylib()).arg(DEBIAN_LIB));
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        stdout.contains("51 known statuses, 0 differences"),
+        "{stdout}"
+    );
+}
