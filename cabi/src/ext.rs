@@ -15,6 +15,7 @@ use core::ffi::{c_char, c_void};
 use runtime::executable::CodeObjectReader;
 use runtime::{Error, Status};
 
+use crate::ffi::consts::*;
 use crate::ffi::*;
 use crate::state::{OK, ctx, guard, lock, null, put, put_bytes};
 
@@ -95,28 +96,19 @@ pub unsafe extern "C" fn hsa_status_string(
 
 // -------------------------------------------------------------- tables
 
-/// `hsa_ext_images_1_pfn_t` (13 entries; `_1_00` is its first 10).
-#[repr(C)]
-struct ImagesTable([*const c_void; 13]);
-/// `hsa_ext_finalizer_1_00_pfn_t`.
-#[repr(C)]
-struct FinalizerTable([*const c_void; 6]);
-/// `hsa_ven_amd_loader_1_03_pfn_t` (7 entries; older versions are prefixes).
-#[repr(C)]
-struct LoaderTable([*const c_void; 7]);
-
 /// ROCr's `get_extension_table_length`: the size of the table named
 /// `<ext>_<major>_<minor:02>_pfn_t`, 0 for an unknown one.
 pub(crate) fn table_length(extension: u16, major: u16, minor: u16) -> usize {
-    let p = core::mem::size_of::<*const c_void>();
+    use core::mem::size_of;
     match (extension, major, minor) {
-        (1, 1, 0) => 10 * p,
-        (0, 1, 0) => 6 * p,
-        (0x201, 1, 0) => 3 * p,
-        (0x201, 1, 1) => 5 * p,
-        (0x201, 1, 2) => 6 * p,
-        (0x201, 1, 3) => 7 * p,
-        (0x202, 1, 0) => 10 * p,
+        (1, 1, 0) => size_of::<hsa_ext_images_1_00_pfn_t>(),
+        (0, 1, 0) => size_of::<hsa_ext_finalizer_1_00_pfn_t>(),
+        (0x201, 1, 0) => size_of::<hsa_ven_amd_loader_1_00_pfn_t>(),
+        (0x201, 1, 1) => size_of::<hsa_ven_amd_loader_1_01_pfn_t>(),
+        (0x201, 1, 2) => size_of::<hsa_ven_amd_loader_1_02_pfn_t>(),
+        (0x201, 1, 3) => size_of::<hsa_ven_amd_loader_1_03_pfn_t>(),
+        // hsa_ven_amd_aqlprofile_1_00_pfn_t: ten functions.
+        (0x202, 1, 0) => 10 * size_of::<fn_ptr>(),
         _ => 0,
     }
 }
@@ -141,59 +133,72 @@ pub(crate) unsafe fn copy_table(
     };
     match extension {
         1 if major == 1 => {
-            let t = ImagesTable([
-                hsa_ext_image_get_capability as *const c_void,
-                hsa_ext_image_data_get_info as *const c_void,
-                hsa_ext_image_create as *const c_void,
-                hsa_ext_image_destroy as *const c_void,
-                hsa_ext_image_copy as *const c_void,
-                hsa_ext_image_import as *const c_void,
-                hsa_ext_image_export as *const c_void,
-                hsa_ext_image_clear as *const c_void,
-                hsa_ext_sampler_create as *const c_void,
-                hsa_ext_sampler_destroy as *const c_void,
-                hsa_ext_image_get_capability_with_layout as *const c_void,
-                hsa_ext_image_data_get_info_with_layout as *const c_void,
-                hsa_ext_image_create_with_layout as *const c_void,
-            ]);
+            // In the order of `hsa_ext_images_1_pfn_t`.
+            let t: [fn_ptr; 13] = [
+                hsa_ext_image_get_capability as fn_ptr,
+                hsa_ext_image_data_get_info as fn_ptr,
+                hsa_ext_image_create as fn_ptr,
+                hsa_ext_image_destroy as fn_ptr,
+                hsa_ext_image_copy as fn_ptr,
+                hsa_ext_image_import as fn_ptr,
+                hsa_ext_image_export as fn_ptr,
+                hsa_ext_image_clear as fn_ptr,
+                hsa_ext_sampler_create as fn_ptr,
+                hsa_ext_sampler_destroy as fn_ptr,
+                hsa_ext_image_get_capability_with_layout as fn_ptr,
+                hsa_ext_image_data_get_info_with_layout as fn_ptr,
+                hsa_ext_image_create_with_layout as fn_ptr,
+            ];
             copy(
-                (&t as *const ImagesTable).cast(),
-                core::mem::size_of::<ImagesTable>(),
+                (&t as *const [fn_ptr; 13]).cast(),
+                core::mem::size_of::<hsa_ext_images_1_pfn_t>(),
             )
         }
         0 if major == 1 => {
-            let t = FinalizerTable([
-                hsa_ext_program_create as *const c_void,
-                hsa_ext_program_destroy as *const c_void,
-                hsa_ext_program_add_module as *const c_void,
-                hsa_ext_program_iterate_modules as *const c_void,
-                hsa_ext_program_get_info as *const c_void,
-                hsa_ext_program_finalize as *const c_void,
-            ]);
+            // In the order of `hsa_ext_finalizer_1_00_pfn_t`.
+            let t: [fn_ptr; 6] = [
+                hsa_ext_program_create as fn_ptr,
+                hsa_ext_program_destroy as fn_ptr,
+                hsa_ext_program_add_module as fn_ptr,
+                hsa_ext_program_iterate_modules as fn_ptr,
+                hsa_ext_program_get_info as fn_ptr,
+                hsa_ext_program_finalize as fn_ptr,
+            ];
             copy(
-                (&t as *const FinalizerTable).cast(),
-                core::mem::size_of::<FinalizerTable>(),
+                (&t as *const [fn_ptr; 6]).cast(),
+                core::mem::size_of::<hsa_ext_finalizer_1_00_pfn_t>(),
             )
         }
         0x201 if major == 1 => {
-            let t = LoaderTable([
-                loader_query_host_address as *const c_void,
-                loader_query_segment_descriptors as *const c_void,
-                loader_query_executable as *const c_void,
-                loader_executable_iterate_loaded_code_objects as *const c_void,
-                loader_loaded_code_object_get_info as *const c_void,
-                loader_code_object_reader_create_from_file_with_offset_size as *const c_void,
-                loader_iterate_executables as *const c_void,
-            ]);
+            // In the order of `hsa_ven_amd_loader_1_03_pfn_t`.
+            let t: [fn_ptr; 7] = [
+                loader_query_host_address as fn_ptr,
+                loader_query_segment_descriptors as fn_ptr,
+                loader_query_executable as fn_ptr,
+                loader_executable_iterate_loaded_code_objects as fn_ptr,
+                loader_loaded_code_object_get_info as fn_ptr,
+                loader_code_object_reader_create_from_file_with_offset_size as fn_ptr,
+                loader_iterate_executables as fn_ptr,
+            ];
             copy(
-                (&t as *const LoaderTable).cast(),
-                core::mem::size_of::<LoaderTable>(),
+                (&t as *const [fn_ptr; 7]).cast(),
+                core::mem::size_of::<hsa_ven_amd_loader_1_03_pfn_t>(),
             )
         }
         0x202 => unsupported("the aqlprofile extension (libhsa-amd-aqlprofile64) is not available"),
         _ => unsupported("no such extension table"),
     }
 }
+
+const _: () = {
+    assert!(core::mem::size_of::<hsa_ext_images_1_pfn_t>() == 13 * core::mem::size_of::<fn_ptr>());
+    assert!(
+        core::mem::size_of::<hsa_ext_finalizer_1_00_pfn_t>() == 6 * core::mem::size_of::<fn_ptr>()
+    );
+    assert!(
+        core::mem::size_of::<hsa_ven_amd_loader_1_03_pfn_t>() == 7 * core::mem::size_of::<fn_ptr>()
+    );
+};
 
 // ------------------------------------------------------- images, finalizer
 
@@ -335,11 +340,11 @@ unsafe extern "C" fn loader_query_segment_descriptors(
                     handle: r.agent.handle(),
                 },
                 executable: hsa_executable_t { handle: *exe },
-                code_object_storage_type: 2,
+                code_object_storage_type: HSA_VEN_AMD_LOADER_CODE_OBJECT_STORAGE_TYPE_MEMORY,
                 code_object_storage_base: bytes.bytes().as_ptr().cast(),
                 code_object_storage_size: bytes.bytes().len(),
                 code_object_storage_offset: 0,
-                segment_base: r.load_base as *const c_void,
+                segment_base: r.load_base as fn_ptr,
                 segment_size: r.load_size as usize,
             };
             // SAFETY: the caller's array holds `have` >= all.len() descriptors.
@@ -423,19 +428,25 @@ unsafe extern "C" fn loader_loaded_code_object_get_info(
             .find(|(h, ..)| *h == loaded.handle)
             .ok_or_else(|| Error::invalid_argument("no such loaded code object"))?;
         let b: Vec<u8> = match attribute {
-            1 => exe.to_ne_bytes().to_vec(),
-            2 => 2u32.to_ne_bytes().to_vec(),
-            3 => r.agent.handle().to_ne_bytes().to_vec(),
-            4 => 2u32.to_ne_bytes().to_vec(),
-            5 => (bytes.bytes().as_ptr() as u64).to_ne_bytes().to_vec(),
-            6 => (bytes.bytes().len() as u64).to_ne_bytes().to_vec(),
-            8 => r.load_delta.to_ne_bytes().to_vec(),
-            9 => r.load_base.to_ne_bytes().to_vec(),
-            10 => r.load_size.to_ne_bytes().to_vec(),
-            11 => (r.uri.len() as u32).to_ne_bytes().to_vec(),
-            12 => r.uri.clone().into_bytes(),
-            // CODE_OBJECT_STORAGE_FILE: the storage is memory, not a file.
-            7 => return Err(Error::invalid_argument("the code object storage is memory")),
+            LCO_EXECUTABLE => exe.to_ne_bytes().to_vec(),
+            LCO_KIND => HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_KIND_AGENT
+                .to_ne_bytes()
+                .to_vec(),
+            LCO_AGENT => r.agent.handle().to_ne_bytes().to_vec(),
+            LCO_STORAGE_TYPE => HSA_VEN_AMD_LOADER_CODE_OBJECT_STORAGE_TYPE_MEMORY
+                .to_ne_bytes()
+                .to_vec(),
+            LCO_STORAGE_MEMORY_BASE => (bytes.bytes().as_ptr() as u64).to_ne_bytes().to_vec(),
+            LCO_STORAGE_MEMORY_SIZE => (bytes.bytes().len() as u64).to_ne_bytes().to_vec(),
+            LCO_LOAD_DELTA => r.load_delta.to_ne_bytes().to_vec(),
+            LCO_LOAD_BASE => r.load_base.to_ne_bytes().to_vec(),
+            LCO_LOAD_SIZE => r.load_size.to_ne_bytes().to_vec(),
+            LCO_URI_LENGTH => (r.uri.len() as u32).to_ne_bytes().to_vec(),
+            LCO_URI => r.uri.clone().into_bytes(),
+            // The storage is memory, not a file.
+            LCO_STORAGE_FILE => {
+                return Err(Error::invalid_argument("the code object storage is memory"));
+            }
             _ => {
                 return Err(Error::invalid_argument(format!(
                     "{attribute:#x} is no loaded code object attribute"

@@ -254,6 +254,7 @@ int main(int argc, char **argv) {
     P(w, sys_get, NULL, HSA_SYSTEM_INFO_EXTENSIONS, 128, 1);
     P(w, sys_get, NULL, HSA_AMD_SYSTEM_INFO_BUILD_VERSION, sizeof(const char *), 1);
     P(w, sys_get, NULL, HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED, 1, 1);
+    P(w, sys_get, NULL, HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT, 1, 1);
 
     for (int i = 0; i < 2; i++) {
         agent_attrs(agents[i], i);
