@@ -39,11 +39,12 @@ ensure_packages() {
 # - python3: a second, outside JSON parser for `hsa topology --json`;
 # - python3, python3-pip: `pip download` of the tinygrad wheel whose ctypes
 #   files are the outside oracle of the newer KFD structs (fetch_tinygrad).
-# - rocminfo: Debian's rocminfo 5.2.3, run unmodified on the C ABI library
-#   (cabi/tests/rocminfo.rs);
+# - rocminfo, hipcc: Debian's rocminfo 5.2.3 and a hipcc-built HIP 5.2.3 program,
+#   run unmodified on the C ABI library
+#   (cabi/tests/rocminfo.rs, cabi/tests/hip.rs);
 # - qemu-system-arm: qemu-system-aarch64 and qemu-system-arm, which run
 #   examples/firmware-aarch64 and examples/emulated-atomics-m4.
-TEST_PACKAGES=(gcc libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 python3-pip rocminfo qemu-system-arm)
+TEST_PACKAGES=(gcc libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 python3-pip rocminfo hipcc qemu-system-arm)
 
 # fetch_tinygrad DIR: the tinygrad wheel (read as data by
 # tests/tests/kfd_tinygrad.rs, never installed or imported) into DIR, once.
