@@ -2,8 +2,10 @@
 //! ours), linked against this library, running clang-built kernels on the
 //! software GPU: `tests/c/dispatch.c` (vector add, a barrier-AND/OR chain
 //! across two queues, interrupt signals, an async copy, an async handler,
-//! handle validation) and `tests/c/threads.c` (8 threads creating queues,
-//! dispatching and destroying them concurrently).
+//! handle validation), `tests/c/threads.c` (8 threads creating queues,
+//! dispatching and destroying them concurrently) and `tests/c/extensions.c`
+//! (the AMD loader extension 1.00..1.03 over a loaded executable, the
+//! images, finalizer and aqlprofile tables).
 
 mod common;
 
@@ -27,4 +29,15 @@ fn eight_threads_create_dispatch_destroy() {
     let out = run_ok(on_ours(&prog).arg(kernels()));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("threads: 8 threads x 4 rounds"), "{stdout}");
+}
+
+#[test]
+fn extension_tables_loader_images_finalizer() {
+    let prog = gcc("extensions", &["extensions.c"], &[]);
+    let out = run_ok(on_ours(&prog).arg(kernels()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("extensions: loader 1.00-1.03, images, finalizer, aqlprofile: ok"),
+        "{stdout}"
+    );
 }

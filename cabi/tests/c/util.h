@@ -87,7 +87,7 @@ typedef struct {
     uint32_t kernarg_size, group_size, private_size;
 } kernel_t;
 
-static void load_kernel(env_t *e, const char *path, const char *name, kernel_t *k) {
+static __attribute__((unused)) void load_kernel(env_t *e, const char *path, const char *name, kernel_t *k) {
     FILE *f = fopen(path, "rb");
     EXPECT(f);
     fseek(f, 0, SEEK_END);
