@@ -412,6 +412,12 @@ not_implemented! {
     fn hsa_amd_svm_attributes_set(ptr: *mut c_void, size: usize, attribute_list: *mut hsa_amd_svm_attribute_pair_t, attribute_count: usize) => Error;
     /// `hsa_amd_svm_attributes_get`: no SVM (`HSA_STATUS_ERROR`).
     fn hsa_amd_svm_attributes_get(ptr: *mut c_void, size: usize, attribute_list: *mut hsa_amd_svm_attribute_pair_t, attribute_count: usize) => Error;
+    /// `hsa_amd_queue_intercept_create` (API table only, not exported by ROCr 5.2.3): not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_queue_intercept_create(agent: hsa_agent_t, size: u32, type_: c_enum, callback: queue_error_cb, data: *mut c_void, private_segment_size: u32, group_segment_size: u32, queue: *mut *mut c_void) => Error;
+    /// `hsa_amd_queue_intercept_register` (API table only): not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_queue_intercept_register(queue: *mut c_void, callback: *const c_void, user_data: *mut c_void) => Error;
+    /// `hsa_amd_runtime_queue_create_register` (API table only): not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_runtime_queue_create_register(callback: *const c_void, user_data: *mut c_void) => Error;
     /// `hsa_amd_svm_prefetch_async`: no SVM (`HSA_STATUS_ERROR`).
     fn hsa_amd_svm_prefetch_async(ptr: *mut c_void, size: usize, agent: hsa_agent_t, num_dep_signals: u32, dep_signals: *const hsa_signal_t, completion_signal: hsa_signal_t) => Error;
 }

@@ -78,15 +78,21 @@ fn iterate<T>(
 /// `hsa_init`.
 pub extern "C" fn hsa_init() -> hsa_status_t {
     guard("hsa_init", || {
-        crate::state::init()?;
-        crate::tools::load_once();
+        if crate::state::init()? {
+            crate::tools::load();
+        }
         OK
     })
 }
 
 /// `hsa_shut_down`.
 pub extern "C" fn hsa_shut_down() -> hsa_status_t {
-    guard("hsa_shut_down", || crate::state::shut_down().map(|()| 0))
+    guard("hsa_shut_down", || {
+        if crate::state::shut_down()? {
+            crate::tools::unload();
+        }
+        OK
+    })
 }
 
 /// `hsa_system_get_info`.
@@ -469,33 +475,6 @@ pub unsafe extern "C" fn hsa_agent_major_extension_supported(
 /// `hsa_queue_create`.
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn hsa_queue_create(
-    agent: hsa_agent_t,
-    size: u32,
-    type_: c_enum,
-    cb: queue_error_cb,
-    data: *mut c_void,
-    private_segment_size: u32,
-    group_segment_size: u32,
-    queue: *mut *mut c_void,
-) -> hsa_status_t {
-    // SAFETY: forwarded (the tools library may intercept it).
-    unsafe {
-        crate::tools::queue_create(
-            agent,
-            size,
-            type_,
-            cb,
-            data,
-            private_segment_size,
-            group_segment_size,
-            queue,
-        )
-    }
-}
-
-/// The implementation of `hsa_queue_create` (the API table's entry).
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe extern "C" fn queue_create_impl(
     agent: hsa_agent_t,
     size: u32,
     type_: c_enum,

@@ -128,34 +128,34 @@ impl Ctx {
 /// The `hsa_init` count and the open context.
 static STATE: Mutex<Option<(u32, Arc<Ctx>)>> = Mutex::new(None);
 
-/// `hsa_init`.
-pub(crate) fn init() -> Result<(), Error> {
+/// `hsa_init`: whether this call opened the runtime.
+pub(crate) fn init() -> Result<bool, Error> {
     let mut g = lock(&STATE);
     if let Some((count, _)) = g.as_mut() {
         *count = count
             .checked_add(1)
             .ok_or_else(|| Error::new(Status::RefcountOverflow, "hsa_init called 2^32 times"))?;
-        return Ok(());
+        return Ok(false);
     }
     let rt = Runtime::init()?;
     *g = Some((1, Arc::new(Ctx::new(rt))));
-    Ok(())
+    Ok(true)
 }
 
-/// `hsa_shut_down`.
-pub(crate) fn shut_down() -> Result<(), Error> {
+/// `hsa_shut_down`: whether this call closed the runtime.
+pub(crate) fn shut_down() -> Result<bool, Error> {
     let mut g = lock(&STATE);
     let Some((count, _)) = g.as_mut() else {
         return Err(not_initialized());
     };
     *count -= 1;
     if *count > 0 {
-        return Ok(());
+        return Ok(false);
     }
     let (_, ctx) = g.take().expect("checked above");
     drop(g);
     ctx.tear_down();
-    Ok(())
+    Ok(true)
 }
 
 fn not_initialized() -> Error {
