@@ -308,3 +308,33 @@ pub(crate) unsafe fn slice<'a, T>(p: *const T, n: usize, what: &str) -> Result<&
     // SAFETY: see the contract.
     Ok(unsafe { core::slice::from_raw_parts(p, n) })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_hsa_status_error_and_an_error_its_status() {
+        let s = guard("test", || -> Result<hsa_status_t, Error> { panic!("boom") });
+        assert_eq!(s, Status::Error as hsa_status_t);
+        let s = guard_value("test", 7u64, || -> Result<u64, Error> { panic!("boom") });
+        assert_eq!(s, 7);
+        let s = guard("test", || Err(Error::new(Status::InvalidQueue, "x")));
+        assert_eq!(s, Status::InvalidQueue as hsa_status_t);
+        // A callback's status passes through.
+        assert_eq!(guard("test", || Ok(0x1)), 0x1);
+    }
+
+    #[test]
+    fn null_out_pointers_are_invalid_argument() {
+        // SAFETY: NULL is checked before any write.
+        let e = unsafe { put(core::ptr::null_mut::<u32>(), 1, "value") }.unwrap_err();
+        assert_eq!(e.status, Status::InvalidArgument);
+        // SAFETY: as above.
+        let e = unsafe { put_bytes(core::ptr::null_mut(), &[1, 2]) }.unwrap_err();
+        assert_eq!(e.status, Status::InvalidArgument);
+        // SAFETY: as above.
+        let e = unsafe { c_str(core::ptr::null(), "name") }.unwrap_err();
+        assert_eq!(e.status, Status::InvalidArgument);
+    }
+}

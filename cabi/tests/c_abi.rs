@@ -7,7 +7,11 @@
 //!   each one to a pointer of the header's type (`__typeof__`), built with
 //!   `-Werror`, linked against this library;
 //! - `hsa_status_string` answers as Debian's ROCr itself does, for every
-//!   status value (both libraries loaded in one process).
+//!   status value (both libraries loaded in one process);
+//! - every export called with all-zero arguments (NULL pointers, handle 0),
+//!   before `hsa_init` (each status function answers
+//!   `HSA_STATUS_ERROR_NOT_INITIALIZED`) and after (no crash; only the
+//!   calls ROCr also lets succeed on NULL succeed).
 
 mod common;
 
@@ -101,6 +105,87 @@ fn status_strings_are_rocr_strings() {
     let stdout = String::from_utf8_lossy(&r.stdout);
     assert!(
         stdout.contains("51 known statuses, 0 differences"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn every_export_survives_zero_arguments_before_and_after_init() {
+    let names = debian_functions();
+    // C++ only to spell "call f with value-initialised arguments of its
+    // header types" once for all 224 prototypes.
+    let mut c = String::from(
+        "#include <hsa/hsa.h>\n#include <hsa/hsa_ext_amd.h>\n#include <hsa/hsa_ext_image.h>\n\
+         #include <hsa/hsa_ext_finalize.h>\n#include <stdio.h>\n#include <string.h>\n\
+         #include <type_traits>\n\
+         static int bad;\n\
+         template <typename R, typename... A>\n\
+         static void zero_call(const char *name, R (*f)(A...), bool before_init) {\n\
+           if constexpr (std::is_same_v<R, hsa_status_t>) {\n\
+             hsa_status_t s = f(A{}...);\n\
+             if (before_init && s != HSA_STATUS_ERROR_NOT_INITIALIZED &&\n\
+                 strcmp(name, \"hsa_status_string\") != 0) {\n\
+               fprintf(stderr, \"%s before hsa_init: %#x\\n\", name, s);\n\
+               bad++;\n\
+             }\n\
+             if (!before_init && s == HSA_STATUS_SUCCESS) printf(\"succeeds: %s\\n\", name);\n\
+           } else {\n\
+             (void)f(A{}...);\n\
+           }\n\
+         }\n\
+         int main() {\n",
+    );
+    for before in [true, false] {
+        for n in names
+            .iter()
+            .filter(|n| *n != "hsa_init" && *n != "hsa_shut_down")
+        {
+            writeln!(c, "  zero_call(\"{n}\", {n}, {before});").unwrap();
+        }
+        if before {
+            c.push_str("  if (hsa_init() != HSA_STATUS_SUCCESS) return 2;\n");
+        }
+    }
+    c.push_str(
+        "  if (hsa_shut_down() != HSA_STATUS_SUCCESS) return 3;\n\
+         printf(\"zero calls: %d bad\\n\", bad);\n  return bad != 0;\n}\n",
+    );
+    let dir = work_dir("zero");
+    let src = dir.join("zero.cpp");
+    std::fs::write(&src, c).unwrap();
+    let prog = dir.join("zero");
+    run_ok(
+        Command::new("g++")
+            .args([
+                "-std=c++17",
+                "-DAMD_INTERNAL_BUILD",
+                "-Wall",
+                "-Werror",
+                "-o",
+            ])
+            .arg(&prog)
+            .arg(&src)
+            .arg("-L")
+            .arg(common::lib_dir())
+            .arg("-lhsa-runtime64"),
+    );
+    let out = run_ok(&mut on_ours(&prog));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("zero calls: 0 bad"), "{stdout}");
+    let succeeded: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("succeeds: "))
+        .collect();
+    // ROCr 5.2.3 answers success to these with NULL/0 too (hsa.cpp,
+    // hsa_ext_amd.cpp): freeing NULL, registering nothing.
+    assert_eq!(
+        succeeded,
+        [
+            "hsa_amd_memory_pool_free",
+            "hsa_memory_deregister",
+            "hsa_memory_free",
+            "hsa_memory_register"
+        ],
         "{stdout}"
     );
 }
