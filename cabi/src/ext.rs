@@ -254,7 +254,7 @@ not_loaded! {
     /// `hsa_ext_program_get_info`: no finalizer (`NOT_INITIALIZED`).
     fn hsa_ext_program_get_info(program: hsa_ext_program_t, attribute: c_enum, value: *mut c_void);
     /// `hsa_ext_program_finalize`: no finalizer (`NOT_INITIALIZED`).
-    fn hsa_ext_program_finalize(program: hsa_ext_program_t, isa: hsa_isa_t, call_convention: i32, control_directives: *const c_void, options: *const c_char, code_object_type: c_enum, code_object: *mut hsa_code_object_t);
+    fn hsa_ext_program_finalize(program: hsa_ext_program_t, isa: hsa_isa_t, call_convention: i32, control_directives: hsa_ext_control_directives_t, options: *const c_char, code_object_type: c_enum, code_object: *mut hsa_code_object_t);
 }
 
 // ----------------------------------------------------------- AMD loader

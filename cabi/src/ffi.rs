@@ -610,3 +610,34 @@ pub mod consts {
         ),
     ];
 }
+
+/// `hsa_ext_control_directives_t` (`hsa_ext_finalize.h`; passed by value
+/// to `hsa_ext_program_finalize`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct hsa_ext_control_directives_t {
+    /// `control_directives_mask`.
+    pub control_directives_mask: u64,
+    /// `break_exceptions_mask`.
+    pub break_exceptions_mask: u16,
+    /// `detect_exceptions_mask`.
+    pub detect_exceptions_mask: u16,
+    /// `max_dynamic_group_size`.
+    pub max_dynamic_group_size: u32,
+    /// `max_flat_grid_size`.
+    pub max_flat_grid_size: u64,
+    /// `max_flat_workgroup_size`.
+    pub max_flat_workgroup_size: u32,
+    /// `reserved1`.
+    pub reserved1: u32,
+    /// `required_grid_size`.
+    pub required_grid_size: [u64; 3],
+    /// `required_workgroup_size`.
+    pub required_workgroup_size: hsa_dim3_t,
+    /// `required_dim`.
+    pub required_dim: u8,
+    /// `reserved2`.
+    pub reserved2: [u8; 75],
+}
+
+const _: () = assert!(core::mem::size_of::<hsa_ext_control_directives_t>() == 144);

@@ -11,6 +11,7 @@
 //! listed in ARCHITECTURE.md ("The C ABI library").
 #![deny(unsafe_code)]
 
+pub mod abi;
 pub mod amd_api;
 pub mod core_api;
 mod exports;

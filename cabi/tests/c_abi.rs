@@ -8,6 +8,10 @@
 //!   `-Werror`, linked against this library;
 //! - `hsa_status_string` answers as Debian's ROCr itself does, for every
 //!   status value (both libraries loaded in one process);
+//! - every export's Rust signature has the header prototype's arity, and
+//!   each parameter and the result the same kind (integer, bool, pointer,
+//!   struct by value) and size (`hsa_runtime64::abi`, against a C++ probe
+//!   of the headers' declarations);
 //! - every export called with all-zero arguments (NULL pointers, handle 0),
 //!   before `hsa_init` (each status function answers
 //!   `HSA_STATUS_ERROR_NOT_INITIALIZED`) and after (no crash; only the
@@ -188,4 +192,62 @@ fn every_export_survives_zero_arguments_before_and_after_init() {
         ],
         "{stdout}"
     );
+}
+
+#[test]
+fn every_rust_signature_matches_the_header_prototype() {
+    let names = debian_functions();
+    let mut c = String::from(
+        "#include <hsa/hsa.h>\n#include <hsa/hsa_ext_amd.h>\n#include <hsa/hsa_ext_image.h>\n\
+         #include <hsa/hsa_ext_finalize.h>\n#include <stdio.h>\n#include <type_traits>\n\
+         template <typename T> static void kind() {\n\
+           if constexpr (std::is_void_v<T>) printf(\" V0\");\n\
+           else if constexpr (std::is_pointer_v<T>) printf(\" P%zu\", sizeof(T));\n\
+           else if constexpr (std::is_same_v<T, bool>) printf(\" B%zu\", sizeof(T));\n\
+           else if constexpr (std::is_enum_v<T> || std::is_integral_v<T>) printf(\" I%zu\", sizeof(T));\n\
+           else if constexpr (std::is_class_v<T>) printf(\" S%zu\", sizeof(T));\n\
+           else printf(\" ?%zu\", sizeof(T));\n\
+         }\n\
+         template <typename R, typename... A> static void sig(const char *name, R (*)(A...)) {\n\
+           printf(\"%s %zu\", name, sizeof...(A));\n\
+           kind<R>();\n\
+           (kind<A>(), ...);\n\
+           printf(\"\\n\");\n\
+         }\n\
+         int main() {\n",
+    );
+    for n in &names {
+        writeln!(c, "  sig(\"{n}\", (decltype(&{n}))nullptr);").unwrap();
+    }
+    c.push_str("}\n");
+    let dir = work_dir("signatures");
+    let src = dir.join("sig.cpp");
+    std::fs::write(&src, c).unwrap();
+    let prog = dir.join("sig");
+    run_ok(
+        Command::new("g++")
+            .args(["-std=c++17", "-Wall", "-Werror", "-o"])
+            .arg(&prog)
+            .arg(&src),
+    );
+    let out = run_ok(&mut Command::new(&prog));
+    let header: std::collections::BTreeMap<String, String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            l.split_once(' ')
+                .map(|(n, s)| (n.to_string(), s.to_string()))
+        })
+        .collect();
+    let ours = hsa_runtime64::abi::signatures();
+    assert_eq!(ours.len(), 224);
+    assert_eq!(header.len(), 224);
+    let mut bad = Vec::new();
+    for (name, sig) in &ours {
+        match header.get(*name) {
+            Some(h) if h == sig => {}
+            Some(h) => bad.push(format!("{name}: header `{h}`, ours `{sig}`")),
+            None => bad.push(format!("{name}: not declared by the headers")),
+        }
+    }
+    assert!(bad.is_empty(), "signature mismatches:\n{}", bad.join("\n"));
 }
