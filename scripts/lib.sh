@@ -33,7 +33,8 @@ ensure_packages() {
 # The Debian packages the test suite needs:
 # - libhsa-runtime-dev: ROCr 5.2.3's hsa/*.h for the ABI parity tests;
 # - linux-libc-dev: linux/kfd_ioctl.h for the KFD ABI test;
-# - gcc: the C compiler for those probes;
+# - gcc: the C compiler for those probes; g++: the C++ probes of the C ABI
+#   library (hsa_api_trace.h is C++; prototypes read with type traits);
 # - clang-19, lld-19, llvm-19: build and decode real AMDGPU code objects;
 # - libamd-comgr-dev: ROCm's amd_comgr, the metadata benchmark's reference;
 # - python3: a second, outside JSON parser for `hsa topology --json`;
@@ -44,7 +45,7 @@ ensure_packages() {
 #   (cabi/tests/rocminfo.rs, cabi/tests/hip.rs);
 # - qemu-system-arm: qemu-system-aarch64 and qemu-system-arm, which run
 #   examples/firmware-aarch64 and examples/emulated-atomics-m4.
-TEST_PACKAGES=(gcc libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 python3-pip rocminfo hipcc qemu-system-arm)
+TEST_PACKAGES=(gcc g++ libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 python3-pip rocminfo hipcc qemu-system-arm)
 
 # fetch_tinygrad DIR: the tinygrad wheel (read as data by
 # tests/tests/kfd_tinygrad.rs, never installed or imported) into DIR, once.
