@@ -15,7 +15,7 @@ use runtime::{Error, PointerType, Signal, Status};
 
 use crate::core_api::{agent_of, pool_of};
 use crate::ffi::*;
-use crate::state::{OK, ctx, guard, null, put, put_bytes, slice};
+use crate::state::{OK, ctx, guard, lock, null, put, put_bytes, slice};
 
 /// `hsa_amd_memory_pool_get_info`.
 pub unsafe extern "C" fn hsa_amd_memory_pool_get_info(
@@ -271,7 +271,7 @@ pub unsafe extern "C" fn hsa_amd_pointer_info(
             agentBaseAddress: pi.agent_base_address as *mut c_void,
             hostBaseAddress: pi.host_base_address as *mut c_void,
             sizeInBytes: pi.size_in_bytes as usize,
-            userData: core::ptr::null_mut(),
+            userData: user_data_of(&c, ptr as u64) as *mut c_void,
             agentOwner: hsa_agent_t {
                 handle: pi.agent_owner.map_or(0, Agent::handle),
             },
@@ -345,6 +345,238 @@ pub unsafe extern "C" fn hsa_amd_coherency_get_type(
     })
 }
 
+/// The allocation start `ptr` belongs to, if it is memory of the runtime.
+fn block_start(c: &crate::state::Ctx, ptr: u64) -> Option<u64> {
+    c.rt.pointer_info(ptr).map(|b| {
+        if b.userptr && b.user_ptr != 0 {
+            b.user_ptr
+        } else {
+            b.start
+        }
+    })
+}
+
+fn user_data_of(c: &crate::state::Ctx, ptr: u64) -> usize {
+    block_start(c, ptr)
+        .and_then(|s| lock(&c.user_data).get(&s).copied())
+        .unwrap_or(0)
+}
+
+/// Runs the deallocation callbacks of the allocation starting at `ptr`
+/// (ROCr calls them before it releases the memory) and forgets its user
+/// data.
+pub(crate) fn before_free(c: &crate::state::Ctx, ptr: u64) {
+    let Some(start) = block_start(c, ptr) else {
+        return;
+    };
+    if start != ptr {
+        return;
+    }
+    lock(&c.user_data).remove(&start);
+    let list = lock(&c.notifiers).remove(&start).unwrap_or_default();
+    for n in list {
+        // SAFETY: a callback registered for this allocation, with its data,
+        // called once as ROCr calls it (no lock held).
+        unsafe {
+            let f: unsafe extern "C" fn(*mut c_void, *mut c_void) = core::mem::transmute::<
+                usize,
+                unsafe extern "C" fn(*mut c_void, *mut c_void),
+            >(n.callback);
+            f(n.ptr as *mut c_void, n.user_data as *mut c_void);
+        }
+    }
+}
+
+/// `hsa_amd_pointer_info_set_userdata`: `ptr` must start an allocation
+/// (or a locked range); `hsa_amd_pointer_info` reports it.
+pub unsafe extern "C" fn hsa_amd_pointer_info_set_userdata(
+    ptr: *const c_void,
+    userdata: *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_pointer_info_set_userdata", || {
+        let c = ctx()?;
+        if ptr.is_null() {
+            return Err(null("ptr"));
+        }
+        match block_start(&c, ptr as u64) {
+            Some(s) if s == ptr as u64 => {
+                lock(&c.user_data).insert(s, userdata as usize);
+                OK
+            }
+            _ => Err(Error::invalid_argument(format!(
+                "{ptr:p} starts no allocation of this runtime"
+            ))),
+        }
+    })
+}
+
+/// `hsa_amd_register_deallocation_callback`: `callback(ptr, user_data)`
+/// runs when the allocation holding `ptr` is freed.
+pub unsafe extern "C" fn hsa_amd_register_deallocation_callback(
+    ptr: *mut c_void,
+    callback: deallocation_cb,
+    user_data: *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_register_deallocation_callback", || {
+        let c = ctx()?;
+        if ptr.is_null() {
+            return Err(null("ptr"));
+        }
+        let cb = callback.ok_or_else(|| null("callback"))?;
+        let block = c.rt.pointer_info(ptr as u64).filter(|b| b.pool.is_some());
+        let Some(b) = block else {
+            return Err(Error::new(
+                Status::InvalidAllocation,
+                format!("{ptr:p} is in no pool allocation"),
+            ));
+        };
+        lock(&c.notifiers)
+            .entry(b.start)
+            .or_default()
+            .push(crate::state::Notifier {
+                ptr: ptr as usize,
+                callback: cb as usize,
+                user_data: user_data as usize,
+            });
+        OK
+    })
+}
+
+/// `hsa_amd_deregister_deallocation_callback`: removes every registration
+/// of `callback` with `ptr` (none: `INVALID_ARGUMENT`, as ROCr).
+pub unsafe extern "C" fn hsa_amd_deregister_deallocation_callback(
+    ptr: *mut c_void,
+    callback: deallocation_cb,
+) -> hsa_status_t {
+    guard("hsa_amd_deregister_deallocation_callback", || {
+        let c = ctx()?;
+        if ptr.is_null() {
+            return Err(null("ptr"));
+        }
+        let cb = callback.ok_or_else(|| null("callback"))?;
+        let Some(b) = c.rt.pointer_info(ptr as u64) else {
+            return Err(Error::invalid_argument(format!(
+                "{ptr:p} is in no allocation"
+            )));
+        };
+        let mut all = lock(&c.notifiers);
+        let list = all.entry(b.start).or_default();
+        let before = list.len();
+        list.retain(|n| !(n.ptr == ptr as usize && n.callback == cb as usize));
+        if list.len() == before {
+            return Err(Error::invalid_argument("no such deallocation callback"));
+        }
+        OK
+    })
+}
+
+/// The CU count of the queue's agent.
+fn cu_count(c: &crate::state::Ctx, q: &crate::state::QueueEntry) -> Result<u32, Error> {
+    let v = c.rt.agent_info(
+        q.queue.agent(),
+        runtime::info::AmdAgentInfo::ComputeUnitCount,
+    )?;
+    Ok(v.as_u64().unwrap_or(0) as u32)
+}
+
+/// `hsa_amd_queue_cu_set_mask`: bits past the agent's CUs are dropped
+/// (`HSA_STATUS_CU_MASK_REDUCED`, as ROCr); an empty mask restores every CU.
+pub unsafe extern "C" fn hsa_amd_queue_cu_set_mask(
+    queue: *const c_void,
+    num_cu_mask_count: u32,
+    cu_mask: *const u32,
+) -> hsa_status_t {
+    guard("hsa_amd_queue_cu_set_mask", || {
+        let c = ctx()?;
+        let q = c.queue(queue as u64)?;
+        if num_cu_mask_count != 0 && cu_mask.is_null() {
+            return Err(null("cu_mask"));
+        }
+        if num_cu_mask_count % 32 != 0 {
+            return Err(Error::invalid_argument(
+                "num_cu_mask_count is no multiple of 32",
+            ));
+        }
+        let n = cu_count(&c, &q)?;
+        let words = n.div_ceil(32) as usize;
+        let full = |i: usize| {
+            let left = n.saturating_sub(32 * i as u32);
+            if left >= 32 {
+                u32::MAX
+            } else {
+                (1u32 << left) - 1
+            }
+        };
+        // SAFETY: the caller's num_cu_mask_count / 32 words.
+        let given = unsafe { slice(cu_mask, (num_cu_mask_count / 32) as usize, "cu_mask") }?;
+        let (mask, reduced) = if given.is_empty() {
+            ((0..words).map(full).collect::<Vec<u32>>(), false)
+        } else {
+            let mut reduced = given.len() > words && given[words..].iter().any(|&w| w != 0);
+            let mask: Vec<u32> = (0..words)
+                .map(|i| {
+                    let w = given.get(i).copied().unwrap_or(0);
+                    reduced |= w & !full(i) != 0;
+                    w & full(i)
+                })
+                .collect();
+            (mask, reduced)
+        };
+        c.rt.driver()
+            .set_cu_mask(q.queue.kfd_queue_id(), &mask)
+            .map_err(|e| Error::driver("SET_CU_MASK", e))?;
+        *lock(&q.cu_mask) = if given.is_empty() { None } else { Some(mask) };
+        Ok(if reduced {
+            Status::CuMaskReduced as hsa_status_t
+        } else {
+            0
+        })
+    })
+}
+
+/// `hsa_amd_queue_cu_get_mask`: the mask in effect (every CU unless set),
+/// `num_cu_mask_count / 32` words.
+pub unsafe extern "C" fn hsa_amd_queue_cu_get_mask(
+    queue: *const c_void,
+    num_cu_mask_count: u32,
+    cu_mask: *mut u32,
+) -> hsa_status_t {
+    guard("hsa_amd_queue_cu_get_mask", || {
+        let c = ctx()?;
+        if cu_mask.is_null() {
+            return Err(null("cu_mask"));
+        }
+        let q = c.queue(queue as u64)?;
+        if num_cu_mask_count == 0 || num_cu_mask_count % 32 != 0 {
+            return Err(Error::invalid_argument(
+                "num_cu_mask_count is 0 or no multiple of 32",
+            ));
+        }
+        let n = cu_count(&c, &q)?;
+        let current = lock(&q.cu_mask).clone().unwrap_or_else(|| {
+            (0..n.div_ceil(32))
+                .map(|i| {
+                    let left = n - 32 * i;
+                    if left >= 32 {
+                        u32::MAX
+                    } else {
+                        (1u32 << left) - 1
+                    }
+                })
+                .collect()
+        });
+        for i in 0..(num_cu_mask_count / 32) as usize {
+            // SAFETY: the caller's num_cu_mask_count / 32 words.
+            unsafe {
+                cu_mask
+                    .add(i)
+                    .write_unaligned(current.get(i).copied().unwrap_or(0))
+            };
+        }
+        OK
+    })
+}
+
 /// A call this runtime does not implement: the context check, then `status`.
 fn unimplemented(name: &str, status: Status) -> Result<hsa_status_t, Error> {
     ctx()?;
@@ -374,10 +606,6 @@ not_implemented! {
     fn hsa_amd_profiling_get_async_copy_time(signal: hsa_signal_t, time: *mut hsa_amd_profiling_async_copy_time_t) => Error;
     /// `hsa_amd_profiling_convert_tick_to_system_domain`: not implemented (`HSA_STATUS_ERROR`).
     fn hsa_amd_profiling_convert_tick_to_system_domain(agent: hsa_agent_t, agent_tick: u64, system_tick: *mut u64) => Error;
-    /// `hsa_amd_queue_cu_set_mask`: not implemented (`HSA_STATUS_ERROR`).
-    fn hsa_amd_queue_cu_set_mask(queue: *const c_void, num_cu_mask_count: u32, cu_mask: *const u32) => Error;
-    /// `hsa_amd_queue_cu_get_mask`: not implemented (`HSA_STATUS_ERROR`).
-    fn hsa_amd_queue_cu_get_mask(queue: *const c_void, num_cu_mask_count: u32, cu_mask: *mut u32) => Error;
     /// `hsa_amd_queue_set_priority`: not implemented (`HSA_STATUS_ERROR`).
     fn hsa_amd_queue_set_priority(queue: *mut c_void, priority: c_enum) => Error;
     /// `hsa_amd_memory_pool_can_migrate`: ROCr 5.2.3's answer, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`.
@@ -390,8 +618,6 @@ not_implemented! {
     fn hsa_amd_interop_map_buffer(num_agents: u32, agents: *mut hsa_agent_t, interop_handle: c_int, flags: u32, size: *mut usize, ptr: *mut *mut c_void, metadata_size: *mut usize, metadata: *mut *const c_void) => Error;
     /// `hsa_amd_interop_unmap_buffer`: no graphics interop (`HSA_STATUS_ERROR`).
     fn hsa_amd_interop_unmap_buffer(ptr: *mut c_void) => Error;
-    /// `hsa_amd_pointer_info_set_userdata`: not implemented (`HSA_STATUS_ERROR`).
-    fn hsa_amd_pointer_info_set_userdata(ptr: *const c_void, userdata: *mut c_void) => Error;
     /// `hsa_amd_ipc_memory_create`: no IPC (`HSA_STATUS_ERROR`).
     fn hsa_amd_ipc_memory_create(ptr: *mut c_void, len: usize, handle: *mut hsa_amd_ipc_memory_t) => Error;
     /// `hsa_amd_ipc_memory_attach`: no IPC (`HSA_STATUS_ERROR`).
@@ -404,10 +630,6 @@ not_implemented! {
     fn hsa_amd_ipc_signal_attach(handle: *const hsa_amd_ipc_signal_t, signal: *mut hsa_signal_t) => Error;
     /// `hsa_amd_register_system_event_handler`: not implemented (`HSA_STATUS_ERROR`).
     fn hsa_amd_register_system_event_handler(callback: system_event_cb, data: *mut c_void) => Error;
-    /// `hsa_amd_register_deallocation_callback`: not implemented (`HSA_STATUS_ERROR`).
-    fn hsa_amd_register_deallocation_callback(ptr: *mut c_void, callback: deallocation_cb, user_data: *mut c_void) => Error;
-    /// `hsa_amd_deregister_deallocation_callback`: not implemented (`HSA_STATUS_ERROR`).
-    fn hsa_amd_deregister_deallocation_callback(ptr: *mut c_void, callback: deallocation_cb) => Error;
     /// `hsa_amd_svm_attributes_set`: no SVM (`HSA_STATUS_ERROR`).
     fn hsa_amd_svm_attributes_set(ptr: *mut c_void, size: usize, attribute_list: *mut hsa_amd_svm_attribute_pair_t, attribute_count: usize) => Error;
     /// `hsa_amd_svm_attributes_get`: no SVM (`HSA_STATUS_ERROR`).

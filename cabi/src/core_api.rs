@@ -522,7 +522,10 @@ pub unsafe extern "C" fn hsa_queue_create(
         let va = q.address();
         addr.store(va, Ordering::Release);
         let doorbell = q.doorbell_signal();
-        let entry = Arc::new(QueueEntry { queue: q });
+        let entry = Arc::new(QueueEntry {
+            queue: q,
+            cu_mask: std::sync::Mutex::new(None),
+        });
         lock(&c.queues).insert(va, Arc::clone(&entry));
         lock(&c.doorbells).insert(doorbell, entry);
         // SAFETY: checked non-NULL.
@@ -758,6 +761,7 @@ pub unsafe extern "C" fn hsa_memory_free(ptr: *mut c_void) -> hsa_status_t {
         if ptr.is_null() {
             return OK;
         }
+        crate::amd_api::before_free(&c, ptr as u64);
         c.rt.free(ptr as u64)?;
         OK
     })

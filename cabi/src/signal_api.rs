@@ -62,9 +62,9 @@ pub unsafe extern "C" fn hsa_signal_create(
     })
 }
 
-/// `hsa_amd_signal_create`: attributes `HSA_AMD_SIGNAL_AMD_GPU_ONLY` (1)
-/// and `HSA_AMD_SIGNAL_IPC` (2) are not implemented
-/// (`HSA_STATUS_ERROR_INVALID_ARGUMENT`); 0 is `hsa_signal_create`.
+/// `hsa_amd_signal_create`: `HSA_AMD_SIGNAL_AMD_GPU_ONLY` makes a default
+/// signal (no interrupt event), as ROCr; `HSA_AMD_SIGNAL_IPC` is not
+/// implemented (`HSA_STATUS_ERROR`); no attribute is `hsa_signal_create`.
 pub unsafe extern "C" fn hsa_amd_signal_create(
     initial_value: hsa_signal_value_t,
     num_consumers: u32,
@@ -73,11 +73,25 @@ pub unsafe extern "C" fn hsa_amd_signal_create(
     signal: *mut hsa_signal_t,
 ) -> hsa_status_t {
     guard("hsa_amd_signal_create", || {
-        if attributes != 0 {
+        use crate::ffi::consts::{HSA_AMD_SIGNAL_AMD_GPU_ONLY, HSA_AMD_SIGNAL_IPC};
+        if attributes & HSA_AMD_SIGNAL_IPC != 0 {
             ctx()?;
-            return Err(Error::invalid_argument(format!(
-                "signal attributes {attributes:#x} are not implemented"
-            )));
+            return Err(Error::new(Status::Error, "IPC signals are not implemented"));
+        }
+        if attributes & HSA_AMD_SIGNAL_AMD_GPU_ONLY != 0 {
+            // ROCr's rule: a default signal (no interrupt event), the
+            // consumers not looked at.
+            let c = ctx()?;
+            if signal.is_null() {
+                return Err(null("signal"));
+            }
+            let s =
+                c.rt.create_signal_of_kind(initial_value, runtime::SignalKind::Default)?;
+            let h = s.handle();
+            lock(&c.signals).insert(h, s);
+            // SAFETY: non-NULL.
+            unsafe { put(signal, hsa_signal_t { handle: h }, "signal") }?;
+            return OK;
         }
         create(initial_value, num_consumers, consumers, signal)
     })

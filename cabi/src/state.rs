@@ -18,6 +18,19 @@ use crate::ffi::hsa_status_t;
 /// A queue created through the C API, with the address C knows it by.
 pub(crate) struct QueueEntry {
     pub(crate) queue: Queue,
+    /// The CU mask last set (`None`: every CU, the default).
+    pub(crate) cu_mask: Mutex<Option<Vec<u32>>>,
+}
+
+/// A deallocation callback (`hsa_amd_register_deallocation_callback`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Notifier {
+    /// The pointer it was registered with (passed back to it).
+    pub(crate) ptr: usize,
+    /// The callback.
+    pub(crate) callback: usize,
+    /// Its user data.
+    pub(crate) user_data: usize,
 }
 
 /// A code object loaded through the C API (`hsa_loaded_code_object_t`).
@@ -46,6 +59,10 @@ pub(crate) struct Ctx {
     /// Deprecated `hsa_code_object_t`s (`hsa_code_object_deserialize`).
     pub(crate) code_objects: Mutex<HashMap<u64, CodeObjectReader>>,
     pub(crate) loaded: Mutex<HashMap<u64, Loaded>>,
+    /// `hsa_amd_pointer_info_set_userdata`, by allocation start.
+    pub(crate) user_data: Mutex<HashMap<u64, usize>>,
+    /// Deallocation callbacks, by allocation start.
+    pub(crate) notifiers: Mutex<HashMap<u64, Vec<Notifier>>>,
     pub(crate) next_handle: AtomicU64,
 }
 
@@ -67,6 +84,8 @@ impl Ctx {
             readers: Mutex::default(),
             code_objects: Mutex::default(),
             loaded: Mutex::default(),
+            user_data: Mutex::default(),
+            notifiers: Mutex::default(),
             next_handle: AtomicU64::new(1),
         }
     }
