@@ -577,6 +577,119 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_get_mask(
     })
 }
 
+/// ROCr's `GpuAgent::TranslateTime`: a GPU clock tick in the system
+/// domain (`HSA_SYSTEM_INFO_TIMESTAMP` ticks), by the line through the
+/// clock counters sampled at `hsa_init` and now.
+fn translate_time(c: &crate::state::Ctx, gpu_id: u32, tick: u64) -> Result<u64, Error> {
+    let t0 = c
+        .clock_t0
+        .get(&gpu_id)
+        .ok_or_else(|| Error::new(Status::Error, "no clock counters sampled for this GPU"))?;
+    let t1 =
+        c.rt.driver()
+            .clock_counters(gpu_id)
+            .map_err(|e| Error::driver("GET_CLOCK_COUNTERS", e))?;
+    let gpu = t1.gpu_clock_counter.wrapping_sub(t0.gpu_clock_counter);
+    let sys = t1
+        .system_clock_counter
+        .wrapping_sub(t0.system_clock_counter);
+    if gpu == 0 {
+        return Err(Error::new(
+            Status::Error,
+            "the GPU clock did not advance since hsa_init",
+        ));
+    }
+    let ratio = sys as f64 / gpu as f64;
+    let delta = tick.wrapping_sub(t1.gpu_clock_counter) as i64;
+    Ok(t1
+        .system_clock_counter
+        .wrapping_add_signed((ratio * delta as f64) as i64))
+}
+
+fn gpu_id_of(c: &crate::state::Ctx, agent: hsa_agent_t) -> Result<u32, Error> {
+    let a = agent_of(c, agent)?;
+    let r = c.rt.agent(a)?;
+    if !r.is_gpu() {
+        return Err(Error::new(Status::InvalidAgent, "not a GPU agent"));
+    }
+    Ok(r.gpu_id)
+}
+
+/// `hsa_amd_profiling_set_profiler_enabled`: the queue's
+/// `AMD_QUEUE_PROPERTIES_ENABLE_PROFILING` bit; the packet processor then
+/// writes each completion signal's `start_ts` / `end_ts`.
+pub unsafe extern "C" fn hsa_amd_profiling_set_profiler_enabled(
+    queue: *mut c_void,
+    enable: c_int,
+) -> hsa_status_t {
+    guard("hsa_amd_profiling_set_profiler_enabled", || {
+        let c = ctx()?;
+        let q = c.queue(queue as u64)?;
+        let at = q.queue.address() as usize
+            + core::mem::offset_of!(aql::queue::AmdQueue, queue_properties);
+        // SAFETY: the live queue's amd_queue_t, CPU-mapped while the entry
+        // lives; the word is 4-byte aligned and shared with the packet
+        // processor, hence atomic.
+        let props = unsafe { &*(at as *const core::sync::atomic::AtomicU32) };
+        let bit = aql::queue::AmdQueueProperties::ENABLE_PROFILING.bits();
+        if enable != 0 {
+            props.fetch_or(bit, core::sync::atomic::Ordering::AcqRel);
+        } else {
+            props.fetch_and(!bit, core::sync::atomic::Ordering::AcqRel);
+        }
+        OK
+    })
+}
+
+/// `hsa_amd_profiling_get_dispatch_time`: the completion signal's
+/// `start_ts` / `end_ts`, in the system domain.
+pub unsafe extern "C" fn hsa_amd_profiling_get_dispatch_time(
+    agent: hsa_agent_t,
+    signal: hsa_signal_t,
+    time: *mut hsa_amd_profiling_dispatch_time_t,
+) -> hsa_status_t {
+    guard("hsa_amd_profiling_get_dispatch_time", || {
+        let c = ctx()?;
+        if time.is_null() {
+            return Err(null("time"));
+        }
+        let id = gpu_id_of(&c, agent)?;
+        let s = c.signal(signal.handle)?;
+        // amd_signal_t: start_ts at 32, end_ts at 40.
+        // SAFETY: the live signal's 64-byte amd_signal_t (held by `s`).
+        let (start, end) = unsafe {
+            let base = s.handle() as *const u64;
+            (base.add(4).read_volatile(), base.add(5).read_volatile())
+        };
+        let t = hsa_amd_profiling_dispatch_time_t {
+            start: translate_time(&c, id, start)?,
+            end: translate_time(&c, id, end)?,
+        };
+        // SAFETY: non-NULL.
+        unsafe { put(time, t, "time") }?;
+        OK
+    })
+}
+
+/// `hsa_amd_profiling_convert_tick_to_system_domain`.
+pub unsafe extern "C" fn hsa_amd_profiling_convert_tick_to_system_domain(
+    agent: hsa_agent_t,
+    agent_tick: u64,
+    system_tick: *mut u64,
+) -> hsa_status_t {
+    guard("hsa_amd_profiling_convert_tick_to_system_domain", || {
+        let c = ctx()?;
+        if system_tick.is_null() {
+            return Err(null("system_tick"));
+        }
+        let id = gpu_id_of(&c, agent)?;
+        let t = translate_time(&c, id, agent_tick)?;
+        // SAFETY: non-NULL.
+        unsafe { put(system_tick, t, "system_tick") }?;
+        OK
+    })
+}
+
 /// A call this runtime does not implement: the context check, then `status`.
 fn unimplemented(name: &str, status: Status) -> Result<hsa_status_t, Error> {
     ctx()?;
@@ -596,16 +709,10 @@ macro_rules! not_implemented {
 not_implemented! {
     /// `hsa_amd_coherency_set_type`: not implemented (`HSA_STATUS_ERROR`).
     fn hsa_amd_coherency_set_type(agent: hsa_agent_t, type_: c_enum) => Error;
-    /// `hsa_amd_profiling_set_profiler_enabled`: not implemented (`HSA_STATUS_ERROR`).
-    fn hsa_amd_profiling_set_profiler_enabled(queue: *mut c_void, enable: c_int) => Error;
     /// `hsa_amd_profiling_async_copy_enable`: not implemented (`HSA_STATUS_ERROR`).
     fn hsa_amd_profiling_async_copy_enable(enable: bool) => Error;
-    /// `hsa_amd_profiling_get_dispatch_time`: not implemented (`HSA_STATUS_ERROR`).
-    fn hsa_amd_profiling_get_dispatch_time(agent: hsa_agent_t, signal: hsa_signal_t, time: *mut hsa_amd_profiling_dispatch_time_t) => Error;
     /// `hsa_amd_profiling_get_async_copy_time`: not implemented (`HSA_STATUS_ERROR`).
     fn hsa_amd_profiling_get_async_copy_time(signal: hsa_signal_t, time: *mut hsa_amd_profiling_async_copy_time_t) => Error;
-    /// `hsa_amd_profiling_convert_tick_to_system_domain`: not implemented (`HSA_STATUS_ERROR`).
-    fn hsa_amd_profiling_convert_tick_to_system_domain(agent: hsa_agent_t, agent_tick: u64, system_tick: *mut u64) => Error;
     /// `hsa_amd_queue_set_priority`: not implemented (`HSA_STATUS_ERROR`).
     fn hsa_amd_queue_set_priority(queue: *mut c_void, priority: c_enum) => Error;
     /// `hsa_amd_memory_pool_can_migrate`: ROCr 5.2.3's answer, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`.

@@ -63,6 +63,9 @@ pub(crate) struct Ctx {
     pub(crate) user_data: Mutex<HashMap<u64, usize>>,
     /// Deallocation callbacks, by allocation start.
     pub(crate) notifiers: Mutex<HashMap<u64, Vec<Notifier>>>,
+    /// Per GPU id, the clock counters sampled at `hsa_init` (ROCr's `t0_`:
+    /// the first point of the GPU-to-system tick translation).
+    pub(crate) clock_t0: HashMap<u32, kfd::ClockCounters>,
     pub(crate) next_handle: AtomicU64,
 }
 
@@ -74,6 +77,13 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Ctx {
     fn new(rt: Runtime) -> Self {
+        let clock_t0 = rt
+            .gpu_agents()
+            .filter_map(|a| {
+                let id = rt.agent(a).ok()?.gpu_id;
+                Some((id, rt.driver().clock_counters(id).ok()?))
+            })
+            .collect();
         Self {
             rt,
             signals: Mutex::default(),
@@ -86,6 +96,7 @@ impl Ctx {
             loaded: Mutex::default(),
             user_data: Mutex::default(),
             notifiers: Mutex::default(),
+            clock_t0,
             next_handle: AtomicU64::new(1),
         }
     }

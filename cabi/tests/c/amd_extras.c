@@ -72,6 +72,30 @@ int main(int argc, char **argv) {
     uint32_t idx = hsa_amd_signal_wait_any(2, both, conds, vals, UINT64_MAX, HSA_WAIT_STATE_BLOCKED, &seen);
     EXPECT(idx == 1 && seen == 0);
     for (int i = 0; i < 256; i++) EXPECT(c[i] == 3.0f);
+
+    /* Profiling: the packet processor stamps the completion signal; the
+     * stamps translate to the system clock between the host's readings
+     * around the dispatch (10 ms of slack for the translation). */
+    hsa_signal_t prof;
+    CHECK(hsa_signal_create(1, 0, NULL, &prof));
+    CHECK(hsa_amd_profiling_set_profiler_enabled(q, 1));
+    uint64_t before, after;
+    CHECK(hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP, &before));
+    dispatch(q, &k, args, 256, prof);
+    EXPECT(hsa_signal_wait_scacquire(prof, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) == 0);
+    CHECK(hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP, &after));
+    hsa_amd_profiling_dispatch_time_t dt;
+    CHECK(hsa_amd_profiling_get_dispatch_time(e.gpu, prof, &dt));
+    const uint64_t slack = 10000000;
+    EXPECT(dt.start != 0 && dt.start <= dt.end);
+    EXPECT(dt.start + slack >= before && dt.end <= after + slack);
+    uint64_t s1, s2;
+    CHECK(hsa_amd_profiling_convert_tick_to_system_domain(e.gpu, 1000000, &s1));
+    CHECK(hsa_amd_profiling_convert_tick_to_system_domain(e.gpu, 2000000, &s2));
+    EXPECT(s2 > s1);
+    EXPECT(hsa_amd_profiling_get_dispatch_time(e.cpu, prof, &dt) == HSA_STATUS_ERROR_INVALID_AGENT);
+    CHECK(hsa_amd_profiling_set_profiler_enabled(q, 0));
+    CHECK(hsa_signal_destroy(prof));
     EXPECT(hsa_amd_signal_create(1, 0, NULL, HSA_AMD_SIGNAL_IPC, &other) == HSA_STATUS_ERROR);
     hsa_signal_value_t *vp = NULL;
     CHECK(hsa_amd_signal_value_pointer(other, (volatile hsa_signal_value_t **)&vp));
@@ -138,6 +162,6 @@ int main(int argc, char **argv) {
     CHECK(hsa_amd_memory_pool_free(b));
     CHECK(hsa_executable_destroy(k.exe));
     CHECK(hsa_shut_down());
-    printf("amd extras: cu masks, gpu-only signal, wait any, pointer info, deallocation callbacks, lock, async function: ok\n");
+    printf("amd extras: cu masks, gpu-only signal, wait any, profiling, pointer info, deallocation callbacks, lock, async function: ok\n");
     return 0;
 }
