@@ -577,6 +577,125 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_get_mask(
     })
 }
 
+/// `hsa_amd_memory_async_copy_rect`: one async copy per row (the runtime's
+/// SDMA or blit copies), all decrementing an internal signal set to the
+/// row count; when it reaches 0 the handler thread decrements
+/// `completion_signal` once. Offsets and range carry x in bytes, y and z in
+/// rows and slices. An empty range copies nothing and, as in ROCr, leaves
+/// the completion signal alone.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hsa_amd_memory_async_copy_rect(
+    dst: *const hsa_pitched_ptr_t,
+    dst_offset: *const hsa_dim3_t,
+    src: *const hsa_pitched_ptr_t,
+    src_offset: *const hsa_dim3_t,
+    range: *const hsa_dim3_t,
+    copy_agent: hsa_agent_t,
+    dir: c_enum,
+    num_dep_signals: u32,
+    dep_signals: *const hsa_signal_t,
+    completion_signal: hsa_signal_t,
+) -> hsa_status_t {
+    guard("hsa_amd_memory_async_copy_rect", || {
+        let c = ctx()?;
+        if dst.is_null()
+            || src.is_null()
+            || dst_offset.is_null()
+            || src_offset.is_null()
+            || range.is_null()
+        {
+            return Err(null("dst, src, an offset or range"));
+        }
+        if (num_dep_signals == 0) != dep_signals.is_null() {
+            return Err(Error::invalid_argument(
+                "num_dep_signals and dep_signals disagree",
+            ));
+        }
+        // hsaHostToHost 0, HostToDevice 1, DeviceToHost 2, DeviceToDevice 3.
+        if dir == 0 || dir > 3 {
+            return Err(Error::invalid_argument(format!("copy direction {dir}")));
+        }
+        let gpu = agent_of(&c, copy_agent)?;
+        if !c.rt.agent(gpu)?.is_gpu() {
+            return Err(Error::new(
+                Status::InvalidAgent,
+                "the copy agent is not a GPU",
+            ));
+        }
+        let deps = signals(&c, num_dep_signals, dep_signals)?;
+        let done = c.signal(completion_signal.handle)?;
+        // SAFETY: non-NULL pointers to the caller's structs.
+        let (d, doff, s, soff, r) = unsafe {
+            (
+                dst.read_unaligned(),
+                dst_offset.read_unaligned(),
+                src.read_unaligned(),
+                src_offset.read_unaligned(),
+                range.read_unaligned(),
+            )
+        };
+        if r.x == 0 || r.y == 0 || r.z == 0 {
+            return OK;
+        }
+        let cpu =
+            c.rt.agents()
+                .find(|&a| c.rt.agent(a).is_ok_and(|r| !r.is_gpu()))
+                .ok_or_else(|| Error::new(Status::Error, "no CPU agent"))?;
+        let (dst_agent, src_agent) = match dir {
+            1 => (gpu, cpu),
+            2 => (cpu, gpu),
+            _ => (gpu, gpu),
+        };
+        let addr = |p: &hsa_pitched_ptr_t, o: &hsa_dim3_t, y: u32, z: u32| -> Result<u64, Error> {
+            let off = (u64::from(o.z) + u64::from(z))
+                .checked_mul(p.slice as u64)
+                .and_then(|a| {
+                    (u64::from(o.y) + u64::from(y))
+                        .checked_mul(p.pitch as u64)
+                        .and_then(|b| a.checked_add(b))
+                })
+                .and_then(|a| a.checked_add(u64::from(o.x)))
+                .ok_or_else(|| {
+                    Error::invalid_argument("the rectangle overflows the address space")
+                })?;
+            (p.base as u64)
+                .checked_add(off)
+                .ok_or_else(|| Error::invalid_argument("the rectangle overflows the address space"))
+        };
+        if u64::from(r.x) > d.pitch as u64 || u64::from(r.x) > s.pitch as u64 {
+            return Err(Error::invalid_argument("range.x exceeds a pitch"));
+        }
+        let rows = u64::from(r.y) * u64::from(r.z);
+        let counter =
+            c.rt.create_signal_of_kind(rows as i64, runtime::SignalKind::Default)?;
+        let dep_refs: Vec<&Signal> = deps.iter().collect();
+        for z in 0..r.z {
+            for y in 0..r.y {
+                let to = addr(&d, &doff, y, z)?;
+                let from = addr(&s, &soff, y, z)?;
+                // SAFETY: the caller keeps both rectangles for the copy until
+                // the completion signal is decremented (the API's contract).
+                unsafe {
+                    c.rt.memory_async_copy(
+                        to,
+                        dst_agent,
+                        from,
+                        src_agent,
+                        u64::from(r.x),
+                        &dep_refs,
+                        &counter,
+                    )
+                }?;
+            }
+        }
+        c.rt.async_handler(&counter, signal_core::Condition::Eq, 0, move |_| {
+            done.subtract(1, signal_core::RmwOrder::Release);
+            false
+        })?;
+        OK
+    })
+}
+
 /// ROCr's `GpuAgent::TranslateTime`: a GPU clock tick in the system
 /// domain (`HSA_SYSTEM_INFO_TIMESTAMP` ticks), by the line through the
 /// clock counters sampled at `hsa_init` and now.
@@ -719,8 +838,6 @@ not_implemented! {
     fn hsa_amd_memory_pool_can_migrate(src: hsa_amd_memory_pool_t, dst: hsa_amd_memory_pool_t, result: *mut bool) => OutOfResources;
     /// `hsa_amd_memory_migrate`: ROCr 5.2.3's answer, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`.
     fn hsa_amd_memory_migrate(ptr: *const c_void, pool: hsa_amd_memory_pool_t, flags: u32) => OutOfResources;
-    /// `hsa_amd_memory_async_copy_rect`: not implemented (`HSA_STATUS_ERROR`).
-    fn hsa_amd_memory_async_copy_rect(dst: *const hsa_pitched_ptr_t, dst_offset: *const hsa_dim3_t, src: *const hsa_pitched_ptr_t, src_offset: *const hsa_dim3_t, range: *const hsa_dim3_t, copy_agent: hsa_agent_t, dir: c_enum, num_dep_signals: u32, dep_signals: *const hsa_signal_t, completion_signal: hsa_signal_t) => Error;
     /// `hsa_amd_interop_map_buffer`: no graphics interop (`HSA_STATUS_ERROR`).
     fn hsa_amd_interop_map_buffer(num_agents: u32, agents: *mut hsa_agent_t, interop_handle: c_int, flags: u32, size: *mut usize, ptr: *mut *mut c_void, metadata_size: *mut usize, metadata: *mut *const c_void) => Error;
     /// `hsa_amd_interop_unmap_buffer`: no graphics interop (`HSA_STATUS_ERROR`).

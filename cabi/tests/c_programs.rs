@@ -6,7 +6,8 @@
 //! dispatching and destroying them concurrently) and `tests/c/extensions.c`
 //! (the AMD loader extension 1.00..1.03 over a loaded executable, the
 //! images, finalizer and aqlprofile tables) and `tests/c/amd_extras.c` (CU
-//! masks, GPU-only signals, wait-any, dispatch profiling, pointer info with user data,
+//! masks, GPU-only signals, wait-any, dispatch profiling, rectangle
+//! copies, pointer info with user data,
 //! deallocation callbacks, locked memory, async functions).
 
 mod common;
@@ -49,5 +50,5 @@ fn amd_extras_cu_masks_pointer_info_deallocation_callbacks() {
     let prog = gcc("amd_extras", &["amd_extras.c"], &[]);
     let out = run_ok(on_ours(&prog).arg(kernels()));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("amd extras: cu masks, gpu-only signal, wait any, profiling, pointer info, deallocation callbacks, lock, async function: ok"), "{stdout}");
+    assert!(stdout.contains("amd extras: cu masks, gpu-only signal, wait any, profiling, rect copies, pointer info, deallocation callbacks, lock, async function: ok"), "{stdout}");
 }

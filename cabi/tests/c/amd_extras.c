@@ -103,6 +103,44 @@ int main(int argc, char **argv) {
     hsa_signal_store_relaxed(other, 9);
     EXPECT(*vp == 9);
 
+    /* Rectangle copies: host -> VRAM -> host, a 2-slice box at offsets. */
+    {
+        enum { SP = 256, SROWS = 16, SSLICE = SP * SROWS, DP = 512, DROWS = 20, DSLICE = DP * DROWS };
+        unsigned char *h1, *h2, *dev;
+        CHECK(hsa_amd_memory_pool_allocate(e.sys_fine, 2 * SSLICE, 0, (void **)&h1));
+        CHECK(hsa_amd_memory_pool_allocate(e.sys_fine, 2 * SSLICE, 0, (void **)&h2));
+        CHECK(hsa_amd_memory_pool_allocate(e.vram, 3 * DSLICE, 0, (void **)&dev));
+        for (int i = 0; i < 2 * SSLICE; i++) {
+            h1[i] = (unsigned char)(i * 7 + 3);
+            h2[i] = 0;
+        }
+        hsa_pitched_ptr_t hp1 = {h1, SP, SSLICE}, hp2 = {h2, SP, SSLICE}, dp = {dev, DP, DSLICE};
+        hsa_dim3_t hoff = {5, 2, 0}, doff = {100, 3, 1}, box = {100, 10, 2};
+        hsa_signal_t up, down;
+        CHECK(hsa_signal_create(1, 0, NULL, &up));
+        CHECK(hsa_signal_create(1, 0, NULL, &down));
+        CHECK(hsa_amd_memory_async_copy_rect(&dp, &doff, &hp1, &hoff, &box, e.gpu, hsaHostToDevice, 0, NULL, up));
+        CHECK(hsa_amd_memory_async_copy_rect(&hp2, &hoff, &dp, &doff, &box, e.gpu, hsaDeviceToHost, 1, &up, down));
+        EXPECT(hsa_signal_wait_scacquire(down, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) == 0);
+        EXPECT(hsa_signal_load_scacquire(up) == 0);
+        for (int z = 0; z < 2; z++)
+            for (int y = 0; y < SROWS; y++)
+                for (int x = 0; x < SP; x++) {
+                    int i = z * SSLICE + y * SP + x;
+                    int in = y >= 2 && y < 12 && x >= 5 && x < 105;
+                    EXPECT(h2[i] == (in ? h1[i] : 0));
+                }
+        hsa_dim3_t empty = {0, 1, 1};
+        CHECK(hsa_amd_memory_async_copy_rect(&dp, &doff, &hp1, &hoff, &empty, e.gpu, hsaHostToDevice, 0, NULL, up));
+        EXPECT(hsa_amd_memory_async_copy_rect(&hp2, &hoff, &hp1, &hoff, &box, e.gpu, hsaHostToHost, 0, NULL, up) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+        EXPECT(hsa_amd_memory_async_copy_rect(&dp, &doff, &hp1, &hoff, &box, e.cpu, hsaHostToDevice, 0, NULL, up) == HSA_STATUS_ERROR_INVALID_AGENT);
+        CHECK(hsa_signal_destroy(up));
+        CHECK(hsa_signal_destroy(down));
+        CHECK(hsa_amd_memory_pool_free(h1));
+        CHECK(hsa_amd_memory_pool_free(h2));
+        CHECK(hsa_amd_memory_pool_free(dev));
+    }
+
     /* Pointer info, user data, accessible agents. */
     hsa_amd_pointer_info_t pi;
     memset(&pi, 0, sizeof pi);
@@ -162,6 +200,6 @@ int main(int argc, char **argv) {
     CHECK(hsa_amd_memory_pool_free(b));
     CHECK(hsa_executable_destroy(k.exe));
     CHECK(hsa_shut_down());
-    printf("amd extras: cu masks, gpu-only signal, wait any, profiling, pointer info, deallocation callbacks, lock, async function: ok\n");
+    printf("amd extras: cu masks, gpu-only signal, wait any, profiling, rect copies, pointer info, deallocation callbacks, lock, async function: ok\n");
     return 0;
 }
