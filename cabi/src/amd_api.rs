@@ -158,13 +158,70 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy(
         let deps = signals(&c, num_dep_signals, dep_signals)?;
         let deps: Vec<&Signal> = deps.iter().collect();
         let done = c.signal(completion_signal.handle)?;
+        let segs = split_at_blocks(&c, dst as u64, src as u64, size as u64);
         // SAFETY: the caller keeps the ranges for the copy until the
         // completion signal is decremented (the API's contract).
-        unsafe {
-            c.rt.memory_async_copy(dst as u64, da, src as u64, sa, size as u64, &deps, &done)
-        }?;
+        unsafe { submit_segments(&c, &segs, da, sa, &deps, done) }?;
         OK
     })
+}
+
+/// `dst..dst + size` and `src..src + size` cut where either crosses from
+/// one runtime allocation into the next (adjacent locked blocks: a C lock
+/// may span several, see [`lock_pages`]); memory the runtime does not know
+/// is not cut (the copy then reports it).
+fn split_at_blocks(c: &crate::state::Ctx, dst: u64, src: u64, size: u64) -> Vec<(u64, u64, u64)> {
+    let mut out = Vec::new();
+    let mut done = 0;
+    while done < size {
+        let end_of = |a: u64| c.rt.pointer_info(a).map(|b| b.start + b.size - a);
+        let left = size - done;
+        let n = [end_of(dst + done), end_of(src + done)]
+            .into_iter()
+            .flatten()
+            .filter(|&n| n > 0)
+            .fold(left, u64::min);
+        out.push((dst + done, src + done, n));
+        done += n;
+    }
+    out
+}
+
+/// Submits one async copy per segment; `done` is decremented once, when
+/// all are: directly for one segment, else from the handler thread when an
+/// internal counter signal (one per segment) reaches 0.
+///
+/// # Safety
+///
+/// As `hsa_amd_memory_async_copy` for every segment.
+unsafe fn submit_segments(
+    c: &crate::state::Ctx,
+    segs: &[(u64, u64, u64)],
+    dst_agent: Agent,
+    src_agent: Agent,
+    deps: &[&Signal],
+    done: Signal,
+) -> Result<(), Error> {
+    if let [(to, from, n)] = segs {
+        // SAFETY: forwarded to our caller.
+        unsafe {
+            c.rt.memory_async_copy(*to, dst_agent, *from, src_agent, *n, deps, &done)
+        }?;
+        return Ok(());
+    }
+    let counter =
+        c.rt.create_signal_of_kind(segs.len() as i64, runtime::SignalKind::Default)?;
+    for &(to, from, n) in segs {
+        // SAFETY: forwarded to our caller.
+        unsafe {
+            c.rt.memory_async_copy(to, dst_agent, from, src_agent, n, deps, &counter)
+        }?;
+    }
+    c.rt.async_handler(&counter, signal_core::Condition::Eq, 0, move |_| {
+        done.subtract(1, signal_core::RmwOrder::Release);
+        false
+    })?;
+    Ok(())
 }
 
 /// `hsa_amd_memory_fill`.
@@ -205,11 +262,76 @@ pub unsafe extern "C" fn hsa_amd_memory_lock(
             agent_of(&c, a)?;
         }
         // SAFETY: the caller's memory stays mapped until hsa_amd_memory_unlock.
-        let va = unsafe { c.rt.lock_host(host_ptr as u64, size as u64) }?;
+        let va = unsafe { lock_pages(&c, host_ptr as u64, size as u64) }?;
         // SAFETY: non-NULL.
         unsafe { put(agent_ptr, va as *mut c_void, "agent_ptr") }?;
         OK
     })
+}
+
+/// Page size of locked ranges.
+const PAGE: u64 = 4096;
+
+/// Locks `ptr..ptr + size` as ROCr does, overlapping earlier locks
+/// allowed (see [`crate::state::Locks`]); returns the GPU address (the
+/// host address: locked memory is mapped at the same address).
+///
+/// # Safety
+///
+/// The range stays mapped until it is unlocked.
+unsafe fn lock_pages(c: &crate::state::Ctx, ptr: u64, size: u64) -> Result<u64, Error> {
+    let start = ptr & !(PAGE - 1);
+    let end = ptr
+        .checked_add(size)
+        .and_then(|e| e.checked_next_multiple_of(PAGE))
+        .ok_or_else(|| Error::invalid_argument("the locked range overflows"))?;
+    let mut locks = lock(&c.locks);
+    let mut held: Vec<u64> = Vec::new();
+    let mut made: Vec<u64> = Vec::new();
+    let mut at = start;
+    let undo = |c: &crate::state::Ctx, made: &[u64]| {
+        for &b in made {
+            let _ = c.rt.unlock_host(b);
+        }
+    };
+    while at < end {
+        match c.rt.pointer_info(at) {
+            Some(b) if b.userptr => {
+                held.push(b.start);
+                at = b.start + b.size;
+            }
+            Some(_) => {
+                undo(c, &made);
+                return Err(Error::invalid_argument(format!(
+                    "{ptr:#x}+{size} overlaps memory allocated from a pool"
+                )));
+            }
+            None => {
+                // The pages up to the next registered one.
+                let mut next = at + PAGE;
+                while next < end && c.rt.pointer_info(next).is_none() {
+                    next += PAGE;
+                }
+                // SAFETY: forwarded to our caller.
+                match unsafe { c.rt.lock_host(at, next - at) } {
+                    Ok(_) => {
+                        made.push(at);
+                        held.push(at);
+                    }
+                    Err(e) => {
+                        undo(c, &made);
+                        return Err(e);
+                    }
+                }
+                at = next;
+            }
+        }
+    }
+    for &b in &held {
+        *locks.refs.entry(b).or_insert(0) += 1;
+    }
+    locks.by_ptr.entry(ptr).or_default().push(held);
+    Ok(ptr)
 }
 
 /// `hsa_amd_memory_lock_to_pool`: the pool must be a system pool.
@@ -242,7 +364,27 @@ pub unsafe extern "C" fn hsa_amd_memory_lock_to_pool(
 pub unsafe extern "C" fn hsa_amd_memory_unlock(host_ptr: *mut c_void) -> hsa_status_t {
     guard("hsa_amd_memory_unlock", || {
         let c = ctx()?;
-        c.rt.unlock_host(host_ptr as u64)?;
+        let mut locks = lock(&c.locks);
+        let key = host_ptr as u64;
+        let blocks = match locks.by_ptr.get_mut(&key) {
+            Some(list) => list.pop().unwrap_or_default(),
+            None => {
+                return Err(Error::invalid_argument(format!(
+                    "{host_ptr:p} is not locked host memory"
+                )));
+            }
+        };
+        if locks.by_ptr.get(&key).is_some_and(Vec::is_empty) {
+            locks.by_ptr.remove(&key);
+        }
+        for b in blocks {
+            let r = locks.refs.entry(b).or_insert(1);
+            *r -= 1;
+            if *r == 0 {
+                locks.refs.remove(&b);
+                c.rt.unlock_host(b)?;
+            }
+        }
         OK
     })
 }
@@ -665,33 +807,18 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy_rect(
         if u64::from(r.x) > d.pitch as u64 || u64::from(r.x) > s.pitch as u64 {
             return Err(Error::invalid_argument("range.x exceeds a pitch"));
         }
-        let rows = u64::from(r.y) * u64::from(r.z);
-        let counter =
-            c.rt.create_signal_of_kind(rows as i64, runtime::SignalKind::Default)?;
-        let dep_refs: Vec<&Signal> = deps.iter().collect();
+        let deps: Vec<&Signal> = deps.iter().collect();
+        let mut segs = Vec::new();
         for z in 0..r.z {
             for y in 0..r.y {
                 let to = addr(&d, &doff, y, z)?;
                 let from = addr(&s, &soff, y, z)?;
-                // SAFETY: the caller keeps both rectangles for the copy until
-                // the completion signal is decremented (the API's contract).
-                unsafe {
-                    c.rt.memory_async_copy(
-                        to,
-                        dst_agent,
-                        from,
-                        src_agent,
-                        u64::from(r.x),
-                        &dep_refs,
-                        &counter,
-                    )
-                }?;
+                segs.extend(split_at_blocks(&c, to, from, u64::from(r.x)));
             }
         }
-        c.rt.async_handler(&counter, signal_core::Condition::Eq, 0, move |_| {
-            done.subtract(1, signal_core::RmwOrder::Release);
-            false
-        })?;
+        // SAFETY: the caller keeps both rectangles for the copy until the
+        // completion signal is decremented (the API's contract).
+        unsafe { submit_segments(&c, &segs, dst_agent, src_agent, &deps, done) }?;
         OK
     })
 }

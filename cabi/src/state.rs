@@ -43,6 +43,18 @@ pub(crate) struct Loaded {
     pub(crate) reader: CodeObjectReader,
 }
 
+/// Host memory locks. The runtime locks non-overlapping page ranges; ROCr
+/// (libhsakmt) lets locks overlap. A C lock takes a reference on every
+/// runtime block of its pages, locking the pages no block covers yet; a
+/// block is unlocked in the runtime when its last reference goes.
+#[derive(Default)]
+pub(crate) struct Locks {
+    /// Host pointer -> the blocks of each lock of it (most recent last).
+    pub(crate) by_ptr: HashMap<u64, Vec<Vec<u64>>>,
+    /// Runtime block start -> references.
+    pub(crate) refs: HashMap<u64, u32>,
+}
+
 /// The objects of one `hsa_init` .. last `hsa_shut_down` span.
 pub(crate) struct Ctx {
     pub(crate) rt: Runtime,
@@ -63,6 +75,9 @@ pub(crate) struct Ctx {
     pub(crate) user_data: Mutex<HashMap<u64, usize>>,
     /// Deallocation callbacks, by allocation start.
     pub(crate) notifiers: Mutex<HashMap<u64, Vec<Notifier>>>,
+    /// `hsa_amd_memory_lock`s by host pointer (a stack: the same pointer
+    /// may be locked again), each the runtime lock blocks it holds.
+    pub(crate) locks: Mutex<Locks>,
     /// Per GPU id, the clock counters sampled at `hsa_init` (ROCr's `t0_`:
     /// the first point of the GPU-to-system tick translation).
     pub(crate) clock_t0: HashMap<u32, kfd::ClockCounters>,
@@ -97,6 +112,7 @@ impl Ctx {
             user_data: Mutex::default(),
             notifiers: Mutex::default(),
             clock_t0,
+            locks: Mutex::default(),
             next_handle: AtomicU64::new(1),
         }
     }

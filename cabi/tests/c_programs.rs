@@ -50,5 +50,5 @@ fn amd_extras_cu_masks_pointer_info_deallocation_callbacks() {
     let prog = gcc("amd_extras", &["amd_extras.c"], &[]);
     let out = run_ok(on_ours(&prog).arg(kernels()));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("amd extras: cu masks, gpu-only signal, wait any, profiling, rect copies, pointer info, deallocation callbacks, lock, async function: ok"), "{stdout}");
+    assert!(stdout.contains("amd extras: cu masks, gpu-only signal, wait any, profiling, rect copies, pointer info, deallocation callbacks, overlapping locks, async function: ok"), "{stdout}");
 }

@@ -180,6 +180,32 @@ int main(int argc, char **argv) {
     CHECK(hsa_amd_pointer_info(host, &pi, NULL, NULL, NULL));
     EXPECT(pi.type == HSA_EXT_POINTER_TYPE_LOCKED);
     CHECK(hsa_amd_memory_unlock(host));
+    /* Overlapping locks (ROCr allows them): the second outlives the first. */
+    void *p1, *p2;
+    CHECK(hsa_amd_memory_lock(host, 4096, NULL, 0, &p1));
+    CHECK(hsa_amd_memory_lock(host + 100, 8000, NULL, 0, &p2));
+    CHECK(hsa_amd_memory_lock(host, 4096, NULL, 0, &p1));
+    CHECK(hsa_amd_memory_unlock(host));
+    CHECK(hsa_amd_memory_unlock(host));
+    {
+        /* A copy across both pages of the second lock, through the GPU. */
+        unsigned char *dev;
+        CHECK(hsa_amd_memory_pool_allocate(e.vram, 8192, 0, (void **)&dev));
+        for (int i = 0; i < 8000; i++) host[100 + i] = (unsigned char)(i * 13);
+        hsa_signal_t s1;
+        CHECK(hsa_signal_create(1, 0, NULL, &s1));
+        CHECK(hsa_amd_memory_async_copy(dev, e.gpu, host + 100, e.cpu, 8000, 0, NULL, s1));
+        EXPECT(hsa_signal_wait_scacquire(s1, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) == 0);
+        memset(host + 100, 0, 8000);
+        hsa_signal_store_relaxed(s1, 1);
+        CHECK(hsa_amd_memory_async_copy(host + 100, e.cpu, dev, e.gpu, 8000, 0, NULL, s1));
+        EXPECT(hsa_signal_wait_scacquire(s1, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) == 0);
+        for (int i = 0; i < 8000; i++) EXPECT((unsigned char)host[100 + i] == (unsigned char)(i * 13));
+        CHECK(hsa_signal_destroy(s1));
+        CHECK(hsa_amd_memory_pool_free(dev));
+    }
+    CHECK(hsa_amd_memory_unlock(host + 100));
+    EXPECT(hsa_amd_memory_unlock(host + 100) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
 
     /* An async function runs on a runtime thread. */
     CHECK(hsa_signal_create(0, 0, NULL, &async_done));
@@ -200,6 +226,6 @@ int main(int argc, char **argv) {
     CHECK(hsa_amd_memory_pool_free(b));
     CHECK(hsa_executable_destroy(k.exe));
     CHECK(hsa_shut_down());
-    printf("amd extras: cu masks, gpu-only signal, wait any, profiling, rect copies, pointer info, deallocation callbacks, lock, async function: ok\n");
+    printf("amd extras: cu masks, gpu-only signal, wait any, profiling, rect copies, pointer info, deallocation callbacks, overlapping locks, async function: ok\n");
     return 0;
 }
