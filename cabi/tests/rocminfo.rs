@@ -96,6 +96,9 @@ fn rustix_is_root() -> bool {
 struct AgentText {
     fields: BTreeMap<String, String>,
     pool_sizes_kb: Vec<u64>,
+    /// Per pool: `Allocatable`, `Alloc Granule`, `Alloc Alignment`,
+    /// `Accessible by all`.
+    pools: Vec<BTreeMap<String, String>>,
     caches_kb: Vec<(String, u64)>,
     isas: Vec<String>,
 }
@@ -114,6 +117,12 @@ fn parse(out: &str) -> Vec<AgentText> {
             continue;
         }
         let Some(a) = cur.as_mut() else { continue };
+        if t.strip_prefix("Pool ")
+            .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
+        {
+            a.pools.push(BTreeMap::new());
+            continue;
+        }
         let Some((k, v)) = t.split_once(':') else {
             continue;
         };
@@ -127,6 +136,15 @@ fn parse(out: &str) -> Vec<AgentText> {
             continue;
         }
         in_cache = false;
+        if matches!(
+            k,
+            "Allocatable" | "Alloc Granule" | "Alloc Alignment" | "Accessible by all"
+        ) {
+            if let Some(p) = a.pools.last_mut() {
+                p.insert(k.into(), v.into());
+            }
+            continue;
+        }
         match k {
             "Size" => a.pool_sizes_kb.push(number(v)),
             "Name" if !a.fields.contains_key("Name") => {
@@ -241,6 +259,24 @@ fn debian_rocminfo_runs_on_the_drop_in() {
             .collect();
         assert_eq!(text.pool_sizes_kb, want, "{text:#?}");
         assert!(!want.is_empty());
+        assert_eq!(text.pools.len(), want.len(), "{text:#?}");
+        for (p, fields) in rt.pools(a).unwrap().into_iter().zip(&text.pools) {
+            let v = |attr: PoolInfo| rt.pool_info(p, attr).unwrap().as_u64().unwrap();
+            let tf = |b: u64| if b != 0 { "TRUE" } else { "FALSE" };
+            assert_eq!(fields["Allocatable"], tf(v(PoolInfo::RuntimeAllocAllowed)));
+            assert_eq!(
+                fields["Accessible by all"],
+                tf(v(PoolInfo::AccessibleByAll))
+            );
+            assert_eq!(
+                fields["Alloc Granule"],
+                format!("{}KB", v(PoolInfo::RuntimeAllocGranule) / 1024)
+            );
+            assert_eq!(
+                fields["Alloc Alignment"],
+                format!("{}KB", v(PoolInfo::RuntimeAllocAlignment) / 1024)
+            );
+        }
         // ISAs.
         let want: Vec<String> = rt
             .agent_isas(a)
