@@ -8,7 +8,10 @@
 //! images, finalizer and aqlprofile tables) and `tests/c/amd_extras.c` (CU
 //! masks, GPU-only signals, wait-any, dispatch profiling, rectangle
 //! copies, pointer info with user data,
-//! deallocation callbacks, locked memory, async functions).
+//! deallocation callbacks, locked memory, async functions) and
+//! `tests/c/misc.c` (ISAs by name, compatibility, the deprecated code
+//! object path, symbol iteration, signal groups and operations,
+//! `hsa_memory_copy`, init reference counting).
 
 mod common;
 
@@ -51,4 +54,15 @@ fn amd_extras_cu_masks_pointer_info_deallocation_callbacks() {
     let out = run_ok(on_ours(&prog).arg(kernels()));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("amd extras: cu masks, gpu-only signal, wait any, profiling, rect copies, pointer info, deallocation callbacks, overlapping locks, async function: ok"), "{stdout}");
+}
+
+#[test]
+fn misc_isas_code_objects_signal_groups_init_counting() {
+    let prog = gcc("misc", &["misc.c"], &[]);
+    let out = run_ok(on_ours(&prog).arg(kernels()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("misc: isas, code objects, symbols, signal groups, signal ops, memory copy, init counting: ok"),
+        "{stdout}"
+    );
 }
