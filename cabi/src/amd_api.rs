@@ -170,7 +170,12 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy(
 /// one runtime allocation into the next (adjacent locked blocks: a C lock
 /// may span several, see [`lock_pages`]); memory the runtime does not know
 /// is not cut (the copy then reports it).
-fn split_at_blocks(c: &crate::state::Ctx, dst: u64, src: u64, size: u64) -> Vec<(u64, u64, u64)> {
+pub(crate) fn split_at_blocks(
+    c: &crate::state::Ctx,
+    dst: u64,
+    src: u64,
+    size: u64,
+) -> Vec<(u64, u64, u64)> {
     let mut out = Vec::new();
     let mut done = 0;
     while done < size {

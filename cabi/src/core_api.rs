@@ -781,8 +781,13 @@ pub unsafe extern "C" fn hsa_memory_copy(
         if size == 0 {
             return OK;
         }
-        // SAFETY: the caller's ranges, as hsa_memory_copy requires.
-        unsafe { c.rt.copy(dst as u64, src as u64, size as u64) }?;
+        // Cut where a range crosses runtime blocks (overlapping locks).
+        for (to, from, n) in
+            crate::amd_api::split_at_blocks(&c, dst as u64, src as u64, size as u64)
+        {
+            // SAFETY: the caller's ranges, as hsa_memory_copy requires.
+            unsafe { c.rt.copy(to, from, n) }?;
+        }
         OK
     })
 }
