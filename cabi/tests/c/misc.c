@@ -23,6 +23,19 @@ static hsa_status_t first_isa(hsa_isa_t isa, void *d) {
     *(hsa_isa_t *)d = isa;
     return HSA_STATUS_INFO_BREAK;
 }
+static volatile int q_errors;
+static hsa_status_t q_status;
+static hsa_queue_t *q_source;
+static void *q_data;
+static hsa_signal_t q_flag;
+static void on_queue_error(hsa_status_t s, hsa_queue_t *q, void *d) {
+    q_status = s;
+    q_source = q;
+    q_data = d;
+    q_errors++;
+    hsa_signal_store_screlease(q_flag, 0);
+}
+
 static hsa_status_t alloc_cb(size_t n, hsa_callback_data_t d, void **p) {
     (void)d;
     *p = malloc(n);
@@ -160,6 +173,23 @@ int main(int argc, char **argv) {
     CHECK(hsa_agent_extension_supported(HSA_EXTENSION_AMD_LOADER, e.cpu, 1, 0, &sup));
     EXPECT(!sup);
 
+    /* A queue error reaches the queue's callback with its status, the
+     * queue and the data: a dispatch of no kernel object. */
+    CHECK(hsa_signal_create(1, 0, NULL, &q_flag));
+    hsa_queue_t *q;
+    CHECK(hsa_queue_create(e.gpu, 64, HSA_QUEUE_TYPE_MULTI, on_queue_error, (void *)0x77, UINT32_MAX, UINT32_MAX, &q));
+    kernel_t none;
+    memset(&none, 0, sizeof none);
+    hsa_signal_t never_done;
+    CHECK(hsa_signal_create(1, 0, NULL, &never_done));
+    dispatch(q, &none, NULL, 64, never_done);
+    EXPECT(hsa_signal_wait_scacquire(q_flag, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) == 0);
+    EXPECT(q_errors == 1 && q_source == q && q_data == (void *)0x77);
+    EXPECT(q_status == HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+    CHECK(hsa_queue_destroy(q));
+    CHECK(hsa_signal_destroy(q_flag));
+    CHECK(hsa_signal_destroy(never_done));
+
     CHECK(hsa_shut_down());
     /* Still open after one of two shut-downs. */
     uint16_t major = 0;
@@ -171,6 +201,6 @@ int main(int argc, char **argv) {
     CHECK(hsa_init());
     env_init(&e);
     CHECK(hsa_shut_down());
-    printf("misc: isas, code objects, symbols, signal groups, signal ops, memory copy, init counting: ok\n");
+    printf("misc: isas, code objects, symbols, signal groups, signal ops, memory copy, queue errors, init counting: ok\n");
     return 0;
 }
