@@ -1449,19 +1449,51 @@ pub unsafe extern "C" fn hsa_executable_validate_alt(
     unsafe { hsa_executable_validate(executable, result) }
 }
 
-/// `hsa_executable_get_symbol` (deprecated): module name ignored for
-/// module-linkage symbols as in ROCr's loader (names are unique in a code
-/// object).
+/// `hsa_executable_get_symbol` (deprecated), as ROCr forwards it: the name
+/// `module::symbol` when a module name is given, the agent's symbol, else
+/// the program symbol of that name.
 pub unsafe extern "C" fn hsa_executable_get_symbol(
     executable: hsa_executable_t,
-    _module_name: *const c_char,
+    module_name: *const c_char,
     symbol_name: *const c_char,
     agent: hsa_agent_t,
     _call_convention: i32,
     symbol: *mut hsa_executable_symbol_t,
 ) -> hsa_status_t {
-    // SAFETY: forwarded.
-    unsafe { hsa_executable_get_symbol_by_name(executable, symbol_name, &agent, symbol) }
+    guard("hsa_executable_get_symbol", || {
+        let c = ctx()?;
+        let e = c.executable(executable.handle)?;
+        // SAFETY: the caller's strings.
+        let (m, n) = unsafe {
+            (
+                opt_c_str(module_name, "module_name")?,
+                c_str(symbol_name, "symbol_name")?,
+            )
+        };
+        if n.is_empty() {
+            return Err(Error::new(Status::InvalidSymbolName, "empty symbol name"));
+        }
+        if symbol.is_null() {
+            return Err(null("symbol"));
+        }
+        let name = match m {
+            Some(m) if !m.is_empty() => format!("{m}::{n}"),
+            _ => n.to_string(),
+        };
+        let a = agent_of(&c, agent)?;
+        let s = e
+            .get_symbol_by_name(&name, Some(a))
+            .or_else(|_| e.get_symbol_by_name(&name, None))?;
+        // SAFETY: non-NULL.
+        unsafe {
+            put(
+                symbol,
+                hsa_executable_symbol_t { handle: s.handle() },
+                "symbol",
+            )
+        }?;
+        OK
+    })
 }
 
 /// `hsa_executable_get_symbol_by_name` (agent NULL: a program symbol).
