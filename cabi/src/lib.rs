@@ -2,7 +2,7 @@
 //! a drop-in for AMD's library (same SONAME, every export at symbol
 //! version `ROCR_1`, the same 224 functions and `_amdgpu_r_debug`).
 //!
-//! Every function runs in [`state::guard`]: before `hsa_init` it answers
+//! Every function runs in the call guard (`state::guard`): before `hsa_init` it answers
 //! `HSA_STATUS_ERROR_NOT_INITIALIZED`, a panic becomes `HSA_STATUS_ERROR`
 //! (never unwinding into C), handles are looked up in the library's
 //! tables (unknown or destroyed: the `INVALID_*` status), NULL out-pointers
