@@ -1109,8 +1109,6 @@ macro_rules! code_object_v1_unimplemented {
 }
 
 code_object_v1_unimplemented! {
-    /// `hsa_code_object_get_info`: not implemented (`HSA_STATUS_ERROR`).
-    fn hsa_code_object_get_info(code_object: hsa_code_object_t, attribute: c_enum, value: *mut c_void);
     /// `hsa_code_object_get_symbol`: not implemented (`HSA_STATUS_ERROR`).
     fn hsa_code_object_get_symbol(code_object: hsa_code_object_t, symbol_name: *const c_char, symbol: *mut hsa_code_symbol_t);
     /// `hsa_code_object_get_symbol_from_name`: not implemented (`HSA_STATUS_ERROR`).
@@ -1119,6 +1117,51 @@ code_object_v1_unimplemented! {
     fn hsa_code_symbol_get_info(code_symbol: hsa_code_symbol_t, attribute: c_enum, value: *mut c_void);
     /// `hsa_code_object_iterate_symbols`: not implemented (`HSA_STATUS_ERROR`).
     fn hsa_code_object_iterate_symbols(code_object: hsa_code_object_t, callback: *const c_void, data: *mut c_void);
+}
+
+/// Whether `bytes` is a code object v3 or later (`EI_OSABI` AMDGPU HSA,
+/// `EI_ABIVERSION` 1 or more).
+fn is_v3_or_later(bytes: &[u8]) -> bool {
+    bytes.len() > 8 && bytes.starts_with(b"\x7fELF") && bytes[7] == 64 && bytes[8] >= 1
+}
+
+/// `hsa_code_object_get_info` (deprecated), answering as ROCr 5.2.3 does
+/// for the code objects this runtime loads (v3 and later): their
+/// `VERSION`, `MACHINE_MODEL`, `PROFILE` and `DEFAULT_FLOAT_ROUNDING_MODE`
+/// come from v2 notes they do not have (`INVALID_CODE_OBJECT`), and `ISA`
+/// goes through ROCr's v2 name conversion, which knows no v3 target
+/// (`INVALID_ISA_NAME`); `TYPE` is `INVALID_ARGUMENT` there. Other code
+/// objects (v2, not loaded here either): `HSA_STATUS_ERROR`.
+pub unsafe extern "C" fn hsa_code_object_get_info(
+    code_object: hsa_code_object_t,
+    attribute: c_enum,
+    value: *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_code_object_get_info", || {
+        let c = ctx()?;
+        if value.is_null() {
+            return Err(null("value"));
+        }
+        let r = code_object_of(&c, code_object)?;
+        if !is_v3_or_later(r.bytes()) {
+            return Err(Error::new(
+                Status::Error,
+                "hsa_code_object_get_info of a code object before v3 is not implemented",
+            ));
+        }
+        Err(match attribute {
+            // HSA_CODE_OBJECT_INFO_VERSION, MACHINE_MODEL, PROFILE, DEFAULT_FLOAT_ROUNDING_MODE.
+            0 | 3 | 4 | 5 => Error::new(
+                Status::InvalidCodeObject,
+                "a v3+ code object has no v2 version or HSAIL note",
+            ),
+            2 => Error::new(
+                Status::InvalidIsaName,
+                "ROCr's v2 target name conversion knows no v3+ target",
+            ),
+            _ => Error::invalid_argument(format!("{attribute:#x} is no code object attribute")),
+        })
+    })
 }
 
 /// `hsa_code_object_reader_create_from_file`.

@@ -94,6 +94,13 @@ int main(int argc, char **argv) {
     CHECK(hsa_code_object_serialize(co, alloc_cb, cbd, NULL, &back, &back_n));
     EXPECT(back_n == (size_t)n && memcmp(back, bytes, n) == 0);
     free(back);
+    /* ROCr 5.2.3's answers for a v3+ code object. */
+    hsa_isa_t co_isa;
+    char version[64];
+    EXPECT(hsa_code_object_get_info(co, HSA_CODE_OBJECT_INFO_ISA, &co_isa) == HSA_STATUS_ERROR_INVALID_ISA_NAME);
+    EXPECT(hsa_code_object_get_info(co, HSA_CODE_OBJECT_INFO_VERSION, version) == HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+    EXPECT(hsa_code_object_get_info(co, HSA_CODE_OBJECT_INFO_PROFILE, version) == HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+    EXPECT(hsa_code_object_get_info(co, HSA_CODE_OBJECT_INFO_TYPE, version) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
     hsa_executable_t exe;
     CHECK(hsa_executable_create(HSA_PROFILE_FULL, HSA_EXECUTABLE_STATE_UNFROZEN, NULL, &exe));
     CHECK(hsa_executable_load_code_object(exe, e.gpu, co, NULL));
