@@ -1,8 +1,8 @@
 //! Debian's unmodified `rocminfo` 5.2.3 (`/usr/bin/rocminfo`) on this
 //! library: it prints the CPU agent and the software GPU (gfx90a) with
 //! their pools, caches and ISA, exits 0, and every value it prints is the
-//! runtime's (read here through the Rust API, as `hsa info --json` prints
-//! them).
+//! one `hsa info --json` (the project's tool, built here by cargo) prints
+//! for the same attribute.
 //!
 //! rocminfo's own pre-checks want an openable `/dev/kfd` and `amdgpu` in
 //! `lsmod`: it runs in a private mount namespace (`unshare -m`) where a
@@ -17,8 +17,6 @@ use std::collections::BTreeMap;
 use std::process::Command;
 
 use common::{lib_dir, run_ok, work_dir};
-use runtime::Runtime;
-use runtime::info::{AgentInfo, AmdAgentInfo, IsaInfo, PoolInfo};
 
 const SETUP: &str = r#"#!/bin/sh
 set -e
@@ -166,6 +164,41 @@ fn number(v: &str) -> u64 {
     d.parse().unwrap_or_else(|_| panic!("no number in {v:?}"))
 }
 
+/// `hsa info --json` (the project's own `rocminfo`), built by cargo into
+/// this test's target directory and profile and run on the same device.
+fn hsa_info_json() -> serde_json::Value {
+    let exe = std::env::current_exe().expect("test executable path");
+    let profile_dir = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("target/<profile>");
+    let target = profile_dir.parent().expect("target dir");
+    let profile = profile_dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("debug");
+    let mut build = Command::new(env!("CARGO"));
+    build
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "runtime",
+            "--bin",
+            "hsa",
+            "--profile",
+        ])
+        .arg(if profile == "debug" { "dev" } else { profile })
+        .env("CARGO_TARGET_DIR", target);
+    run_ok(&mut build);
+    let out = run_ok(
+        Command::new(profile_dir.join("hsa"))
+            .args(["info", "--json"])
+            .env_remove("HSA_DRIVER"),
+    );
+    serde_json::from_slice(&out.stdout).expect("hsa info --json prints JSON")
+}
+
 #[test]
 fn debian_rocminfo_runs_on_the_drop_in() {
     let out = rocminfo();
@@ -174,11 +207,16 @@ fn debian_rocminfo_runs_on_the_drop_in() {
     assert!(out.contains("Runtime Version:         1.1"), "{out}");
     let agents = parse(&out);
 
-    let rt = Runtime::init().expect("the runtime on the software GPU");
-    let ours: Vec<_> = rt.agents().collect();
+    let json = hsa_info_json();
+    assert_eq!(
+        json["driver"], "sim",
+        "hsa info ran on the software GPU too"
+    );
+    let ours = json["agents"].as_array().expect("agents");
     assert_eq!(agents.len(), ours.len(), "{out}");
     let mut gpus = 0;
-    for (text, &a) in agents.iter().zip(&ours) {
+    for (i, (text, agent)) in agents.iter().zip(ours).enumerate() {
+        let attrs = &agent["attributes"];
         let f = |k: &str| {
             text.fields
                 .get(k)
@@ -186,107 +224,105 @@ fn debian_rocminfo_runs_on_the_drop_in() {
                 .clone()
         };
         let num = |k: &str| number(&f(k));
-        let info = |attr: AgentInfo| rt.agent_info(a, attr).unwrap();
-        let amd = |attr: AmdAgentInfo| rt.agent_info(a, attr).unwrap();
-        let gpu = rt.agent(a).unwrap().is_gpu();
-        assert_eq!(f("Name"), info(AgentInfo::Name).as_str().unwrap());
-        assert_eq!(
-            f("Vendor Name"),
-            info(AgentInfo::VendorName).as_str().unwrap()
-        );
-        assert_eq!(
-            f("Marketing Name"),
-            amd(AmdAgentInfo::ProductName).as_str().unwrap()
-        );
-        assert_eq!(f("Uuid"), amd(AmdAgentInfo::Uuid).as_str().unwrap());
-        assert_eq!(f("Device Type"), if gpu { "GPU" } else { "CPU" });
-        assert_eq!(num("Node"), info(AgentInfo::Node).as_u64().unwrap());
-        assert_eq!(
-            num("Max Queue Number"),
-            info(AgentInfo::QueuesMax).as_u64().unwrap()
-        );
-        assert_eq!(
-            num("Queue Min Size"),
-            info(AgentInfo::QueueMinSize).as_u64().unwrap()
-        );
-        assert_eq!(
-            num("Queue Max Size"),
-            info(AgentInfo::QueueMaxSize).as_u64().unwrap()
-        );
-        assert_eq!(num("Chip ID"), amd(AmdAgentInfo::ChipId).as_u64().unwrap());
-        assert_eq!(
-            num("Cacheline Size"),
-            amd(AmdAgentInfo::CachelineSize).as_u64().unwrap()
-        );
-        assert_eq!(
-            num("Max Clock Freq. (MHz)"),
-            amd(AmdAgentInfo::MaxClockFrequency).as_u64().unwrap()
-        );
-        assert_eq!(num("BDFID"), amd(AmdAgentInfo::Bdfid).as_u64().unwrap());
-        assert_eq!(
-            num("Internal Node ID"),
-            amd(AmdAgentInfo::DriverNodeId).as_u64().unwrap()
-        );
-        assert_eq!(
-            num("Compute Unit"),
-            amd(AmdAgentInfo::ComputeUnitCount).as_u64().unwrap()
-        );
-        assert_eq!(
-            num("SIMDs per CU"),
-            amd(AmdAgentInfo::NumSimdsPerCu).as_u64().unwrap()
-        );
-        assert_eq!(
-            num("Shader Engines"),
-            amd(AmdAgentInfo::NumShaderEngines).as_u64().unwrap()
-        );
-        // Caches: rocminfo prints each nonzero HSA_AGENT_INFO_CACHE_SIZE / 1024.
-        let runtime::InfoValue::U32x4(sizes) = info(AgentInfo::CacheSize) else {
-            panic!("CACHE_SIZE is uint32_t[4]")
+        let s = |c: &str| {
+            attrs[c]
+                .as_str()
+                .unwrap_or_else(|| panic!("{c} of agent {i}"))
+                .to_string()
         };
-        let want: Vec<(String, u64)> = sizes
+        // An attribute the runtime refuses for this agent is left out of the
+        // JSON; rocminfo then prints the 0 it started with.
+        let n = |c: &str| attrs[c].as_u64().unwrap_or(0);
+        let gpu = n("HSA_AGENT_INFO_DEVICE") == 1;
+        assert_eq!(f("Name"), s("HSA_AGENT_INFO_NAME"));
+        assert_eq!(f("Vendor Name"), s("HSA_AGENT_INFO_VENDOR_NAME"));
+        assert_eq!(f("Marketing Name"), s("HSA_AMD_AGENT_INFO_PRODUCT_NAME"));
+        assert_eq!(f("Uuid"), s("HSA_AMD_AGENT_INFO_UUID"));
+        assert_eq!(f("Device Type"), if gpu { "GPU" } else { "CPU" });
+        for (label, c) in [
+            ("Node", "HSA_AGENT_INFO_NODE"),
+            ("Max Queue Number", "HSA_AGENT_INFO_QUEUES_MAX"),
+            ("Queue Min Size", "HSA_AGENT_INFO_QUEUE_MIN_SIZE"),
+            ("Queue Max Size", "HSA_AGENT_INFO_QUEUE_MAX_SIZE"),
+            ("Chip ID", "HSA_AMD_AGENT_INFO_CHIP_ID"),
+            ("Cacheline Size", "HSA_AMD_AGENT_INFO_CACHELINE_SIZE"),
+            (
+                "Max Clock Freq. (MHz)",
+                "HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY",
+            ),
+            ("BDFID", "HSA_AMD_AGENT_INFO_BDFID"),
+            ("Internal Node ID", "HSA_AMD_AGENT_INFO_DRIVER_NODE_ID"),
+            ("Compute Unit", "HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT"),
+            ("SIMDs per CU", "HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU"),
+            ("Shader Engines", "HSA_AMD_AGENT_INFO_NUM_SHADER_ENGINES"),
+            (
+                "Shader Arrs. per Eng.",
+                "HSA_AMD_AGENT_INFO_NUM_SHADER_ARRAYS_PER_SE",
+            ),
+            (
+                "WatchPts on Addr. Ranges",
+                "HSA_AMD_AGENT_INFO_MAX_ADDRESS_WATCH_POINTS",
+            ),
+        ] {
+            assert_eq!(num(label), n(c), "agent {i}: {label} / {c}");
+        }
+        // Caches: rocminfo prints each nonzero HSA_AGENT_INFO_CACHE_SIZE / 1024.
+        let want: Vec<(String, u64)> = attrs["HSA_AGENT_INFO_CACHE_SIZE"]
+            .as_array()
+            .expect("uint32_t[4]")
             .iter()
             .enumerate()
-            .filter(|(_, s)| **s > 0)
-            .map(|(i, s)| (format!("L{}", i + 1), u64::from(*s) / 1024))
+            .filter_map(|(l, v)| {
+                let v = v.as_u64()?;
+                (v > 0).then(|| (format!("L{}", l + 1), v / 1024))
+            })
             .collect();
         assert_eq!(text.caches_kb, want, "{text:#?}");
-        // Pools: every pool's size in KB, in iteration order.
-        let want: Vec<u64> = rt
-            .pools(a)
-            .unwrap()
-            .into_iter()
-            .map(|p| rt.pool_info(p, PoolInfo::Size).unwrap().as_u64().unwrap() / 1024)
-            .collect();
-        assert_eq!(text.pool_sizes_kb, want, "{text:#?}");
-        assert!(!want.is_empty());
-        assert_eq!(text.pools.len(), want.len(), "{text:#?}");
-        for (p, fields) in rt.pools(a).unwrap().into_iter().zip(&text.pools) {
-            let v = |attr: PoolInfo| rt.pool_info(p, attr).unwrap().as_u64().unwrap();
-            let tf = |b: u64| if b != 0 { "TRUE" } else { "FALSE" };
-            assert_eq!(fields["Allocatable"], tf(v(PoolInfo::RuntimeAllocAllowed)));
+        // Pools, in iteration order.
+        let pools = agent["pools"].as_array().expect("pools");
+        assert!(!pools.is_empty());
+        assert_eq!(text.pools.len(), pools.len(), "{text:#?}");
+        let tf = |v: &serde_json::Value| {
+            if v.as_bool() == Some(true) {
+                "TRUE"
+            } else {
+                "FALSE"
+            }
+        };
+        for ((size_kb, fields), p) in text.pool_sizes_kb.iter().zip(&text.pools).zip(pools) {
+            let a = &p["attributes"];
+            let kb = |c: &str| a[c].as_u64().expect(c) / 1024;
+            assert_eq!(*size_kb, kb("HSA_AMD_MEMORY_POOL_INFO_SIZE"));
+            assert_eq!(
+                fields["Allocatable"],
+                tf(&a["HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED"])
+            );
             assert_eq!(
                 fields["Accessible by all"],
-                tf(v(PoolInfo::AccessibleByAll))
+                tf(&a["HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL"])
             );
             assert_eq!(
                 fields["Alloc Granule"],
-                format!("{}KB", v(PoolInfo::RuntimeAllocGranule) / 1024)
+                format!("{}KB", kb("HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE"))
             );
             assert_eq!(
                 fields["Alloc Alignment"],
-                format!("{}KB", v(PoolInfo::RuntimeAllocAlignment) / 1024)
+                format!(
+                    "{}KB",
+                    kb("HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT")
+                )
             );
         }
+        assert_eq!(text.pool_sizes_kb.len(), pools.len());
         // ISAs.
-        let want: Vec<String> = rt
-            .agent_isas(a)
-            .unwrap()
-            .into_iter()
-            .map(|i| {
-                rt.isa_info(i, IsaInfo::Name)
-                    .unwrap()
+        let want: Vec<String> = agent["isas"]
+            .as_array()
+            .expect("isas")
+            .iter()
+            .map(|isa| {
+                isa["attributes"]["HSA_ISA_INFO_NAME"]
                     .as_str()
-                    .unwrap()
+                    .expect("name")
                     .to_string()
             })
             .collect();
@@ -294,21 +330,28 @@ fn debian_rocminfo_runs_on_the_drop_in() {
         if gpu {
             gpus += 1;
             assert_eq!(f("Name"), "gfx90a");
-            assert_eq!(
-                num("Wavefront Size"),
-                info(AgentInfo::WavefrontSize).as_u64().unwrap()
-            );
+            assert_eq!(num("Wavefront Size"), n("HSA_AGENT_INFO_WAVEFRONT_SIZE"));
             assert_eq!(
                 num("Max Waves Per CU"),
-                amd(AmdAgentInfo::MaxWavesPerCu).as_u64().unwrap()
+                n("HSA_AMD_AGENT_INFO_MAX_WAVES_PER_CU")
             );
+            assert_eq!(
+                num("Workgroup Max Size"),
+                n("HSA_AGENT_INFO_WORKGROUP_MAX_SIZE")
+            );
+            assert_eq!(num("Grid Max Size"), n("HSA_AGENT_INFO_GRID_MAX_SIZE"));
+            assert_eq!(
+                f("Fast F16 Operation"),
+                tf(&attrs["HSA_AGENT_INFO_FAST_F16_OPERATION"])
+            );
+            assert_eq!(f("Features"), "KERNEL_DISPATCH");
             assert_eq!(text.isas, ["amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-"]);
             assert!(!text.caches_kb.is_empty());
         }
     }
     assert_eq!(gpus, 1, "{out}");
-    assert!(
-        !rt.agent(ours[0]).unwrap().is_gpu(),
+    assert_eq!(
+        ours[0]["attributes"]["HSA_AGENT_INFO_DEVICE"], 0,
         "the CPU agent comes first"
     );
 }
