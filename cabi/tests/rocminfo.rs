@@ -182,6 +182,7 @@ fn hsa_info_json() -> serde_json::Value {
         .args([
             "build",
             "--quiet",
+            "--locked",
             "-p",
             "runtime",
             "--bin",
