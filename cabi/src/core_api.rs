@@ -534,22 +534,51 @@ pub unsafe extern "C" fn hsa_queue_create(
     })
 }
 
-/// `hsa_soft_queue_create`: not implemented (software queues with a
-/// caller's doorbell signal): `HSA_STATUS_ERROR_INVALID_QUEUE_CREATION`.
+/// `hsa_soft_queue_create` (ROCr's `HostQueue`): an `amd_queue_t` in host
+/// memory whose ring of `size` packets comes from `region` and whose
+/// doorbell is the caller's signal; nothing processes it but the caller
+/// (agent dispatch).
 pub unsafe extern "C" fn hsa_soft_queue_create(
-    _region: hsa_region_t,
-    _size: u32,
-    _type: c_enum,
-    _features: u32,
-    _doorbell_signal: hsa_signal_t,
-    _queue: *mut *mut c_void,
+    region: hsa_region_t,
+    size: u32,
+    type_: c_enum,
+    features: u32,
+    doorbell_signal: hsa_signal_t,
+    queue: *mut *mut c_void,
 ) -> hsa_status_t {
     guard("hsa_soft_queue_create", || {
-        ctx()?;
-        Err(Error::new(
-            Status::InvalidQueueCreation,
-            "hsa_soft_queue_create is not implemented",
-        ))
+        let c = ctx()?;
+        if queue.is_null()
+            || region.handle == 0
+            || doorbell_signal.handle == 0
+            || !size.is_power_of_two()
+            || type_ > 1
+            || features == 0
+        {
+            return Err(Error::invalid_argument(
+                "queue NULL, region or doorbell 0, size not a power of two, type or features invalid",
+            ));
+        }
+        let r = pool_of(&c, region.handle, Status::InvalidRegion)?;
+        c.signal(doorbell_signal.handle)?;
+        let bytes = u64::from(size)
+            .checked_mul(64)
+            .ok_or_else(|| Error::invalid_argument("queue size overflows"))?;
+        let ring = c.rt.allocate(r, bytes)?;
+        let mut amd = Box::new(aql::queue::AmdQueue::zeroed());
+        amd.hsa_queue.type_ = type_;
+        amd.hsa_queue.features = features;
+        amd.hsa_queue.base_address = ring;
+        amd.hsa_queue.doorbell_signal = aql::SignalHandle {
+            handle: doorbell_signal.handle,
+        };
+        amd.hsa_queue.size = size;
+        amd.hsa_queue.id = c.new_handle() | 1 << 63;
+        let addr = &*amd as *const aql::queue::AmdQueue as u64;
+        lock(&c.soft_queues).insert(addr, Arc::new(crate::state::SoftQueue { amd, ring }));
+        // SAFETY: checked non-NULL.
+        unsafe { put(queue, addr as *mut c_void, "queue") }?;
+        OK
     })
 }
 
@@ -559,6 +588,10 @@ pub unsafe extern "C" fn hsa_queue_destroy(queue: *mut c_void) -> hsa_status_t {
         let c = ctx()?;
         if queue.is_null() {
             return Err(null("queue"));
+        }
+        if let Some(soft) = lock(&c.soft_queues).remove(&(queue as u64)) {
+            c.rt.free(soft.ring)?;
+            return OK;
         }
         let e = lock(&c.queues).remove(&(queue as u64)).ok_or_else(|| {
             Error::new(Status::InvalidQueue, format!("{queue:p} is no live queue"))
@@ -590,8 +623,8 @@ macro_rules! queue_index_fns {
         #[doc = concat!("`", stringify!($name), "`.")]
         pub unsafe extern "C" fn $name(queue: *const c_void) -> u64 {
             crate::state::guard_value(stringify!($name), 0, || {
-                let q = ctx()?.queue(queue as u64)?;
-                Ok(q.queue.$field($ord))
+                let q = ctx()?.any_queue(queue as u64)?;
+                Ok(q.amd().$field.load($ord))
             })
         }
     )*};
@@ -599,19 +632,22 @@ macro_rules! queue_index_fns {
         #[doc = concat!("`", stringify!($name), "`.")]
         pub unsafe extern "C" fn $name(queue: *const c_void, value: u64) {
             crate::state::guard_value(stringify!($name), (), || {
-                let q = ctx()?.queue(queue as u64)?;
-                q.queue.store_write_index(value, $ord);
+                let q = ctx()?.any_queue(queue as u64)?;
+                q.amd().write_dispatch_id.store(value, $ord);
                 Ok(())
             })
         }
     )*};
     (store_read $($name:ident: $ord:expr;)*) => {$(
-        #[doc = concat!("`", stringify!($name), "`: the packet processor owns the read index; ",
-            "ROCr's AQL queue ignores stores to it, and so does this one.")]
-        pub unsafe extern "C" fn $name(queue: *const c_void, _value: u64) {
+        #[doc = concat!("`", stringify!($name), "`: on a soft queue the caller consumes the ",
+            "packets and sets the read index; on an AQL queue the packet processor owns it ",
+            "and, as in ROCr, the store is ignored.")]
+        pub unsafe extern "C" fn $name(queue: *const c_void, value: u64) {
             crate::state::guard_value(stringify!($name), (), || {
-                ctx()?.queue(queue as u64)?;
-                let _ = $ord;
+                let q = ctx()?.any_queue(queue as u64)?;
+                if let crate::state::AnyQueue::Soft(s) = &q {
+                    s.amd.read_dispatch_id.store(value, $ord);
+                }
                 Ok(())
             })
         }
@@ -620,8 +656,15 @@ macro_rules! queue_index_fns {
         #[doc = concat!("`", stringify!($name), "`.")]
         pub unsafe extern "C" fn $name(queue: *const c_void, expected: u64, value: u64) -> u64 {
             crate::state::guard_value(stringify!($name), 0, || {
-                let q = ctx()?.queue(queue as u64)?;
-                Ok(q.queue.cas_write_index(expected, value, $ord))
+                let q = ctx()?.any_queue(queue as u64)?;
+                let failure = match $ord {
+                    Ordering::Release | Ordering::Relaxed => Ordering::Relaxed,
+                    Ordering::AcqRel | Ordering::Acquire => Ordering::Acquire,
+                    _ => Ordering::SeqCst,
+                };
+                match q.amd().write_dispatch_id.compare_exchange(expected, value, $ord, failure) {
+                    Ok(v) | Err(v) => Ok(v),
+                }
             })
         }
     )*};
@@ -629,20 +672,20 @@ macro_rules! queue_index_fns {
         #[doc = concat!("`", stringify!($name), "`.")]
         pub unsafe extern "C" fn $name(queue: *const c_void, value: u64) -> u64 {
             crate::state::guard_value(stringify!($name), 0, || {
-                let q = ctx()?.queue(queue as u64)?;
-                Ok(q.queue.add_write_index(value, $ord))
+                let q = ctx()?.any_queue(queue as u64)?;
+                Ok(q.amd().write_dispatch_id.fetch_add(value, $ord))
             })
         }
     )*};
 }
 
 queue_index_fns! { load
-    hsa_queue_load_read_index_acquire: load_read_index, Ordering::Acquire;
-    hsa_queue_load_read_index_scacquire: load_read_index, Ordering::Acquire;
-    hsa_queue_load_read_index_relaxed: load_read_index, Ordering::Relaxed;
-    hsa_queue_load_write_index_acquire: load_write_index, Ordering::Acquire;
-    hsa_queue_load_write_index_scacquire: load_write_index, Ordering::Acquire;
-    hsa_queue_load_write_index_relaxed: load_write_index, Ordering::Relaxed;
+    hsa_queue_load_read_index_acquire: read_dispatch_id, Ordering::Acquire;
+    hsa_queue_load_read_index_scacquire: read_dispatch_id, Ordering::Acquire;
+    hsa_queue_load_read_index_relaxed: read_dispatch_id, Ordering::Relaxed;
+    hsa_queue_load_write_index_acquire: write_dispatch_id, Ordering::Acquire;
+    hsa_queue_load_write_index_scacquire: write_dispatch_id, Ordering::Acquire;
+    hsa_queue_load_write_index_relaxed: write_dispatch_id, Ordering::Relaxed;
 }
 queue_index_fns! { store
     hsa_queue_store_write_index_relaxed: Ordering::Relaxed;

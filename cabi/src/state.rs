@@ -22,6 +22,33 @@ pub(crate) struct QueueEntry {
     pub(crate) cu_mask: Mutex<Option<Vec<u32>>>,
 }
 
+/// A soft queue (`hsa_soft_queue_create`): its `amd_queue_t` (the
+/// `hsa_queue_t *` C holds is its address) and its ring's allocation.
+pub(crate) struct SoftQueue {
+    pub(crate) amd: Box<aql::queue::AmdQueue>,
+    pub(crate) ring: u64,
+}
+
+/// A queue of either kind, for the index operations.
+pub(crate) enum AnyQueue {
+    /// An AQL queue of the runtime.
+    Hw(Arc<QueueEntry>),
+    /// A soft queue.
+    Soft(Arc<SoftQueue>),
+}
+
+impl AnyQueue {
+    /// The queue's `amd_queue_t`.
+    pub(crate) fn amd(&self) -> &aql::queue::AmdQueue {
+        match self {
+            // SAFETY: the runtime queue's amd_queue_t, CPU-mapped and
+            // initialised while the queue (held by the entry) lives.
+            AnyQueue::Hw(q) => unsafe { &*(q.queue.address() as *const aql::queue::AmdQueue) },
+            AnyQueue::Soft(s) => &s.amd,
+        }
+    }
+}
+
 /// A deallocation callback (`hsa_amd_register_deallocation_callback`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Notifier {
@@ -66,6 +93,8 @@ pub(crate) struct Ctx {
     pub(crate) queues: Mutex<HashMap<u64, Arc<QueueEntry>>>,
     /// The same queues by doorbell signal handle (a store rings the doorbell).
     pub(crate) doorbells: Mutex<HashMap<u64, Arc<QueueEntry>>>,
+    /// Soft queues by `hsa_queue_t *`.
+    pub(crate) soft_queues: Mutex<HashMap<u64, Arc<SoftQueue>>>,
     pub(crate) executables: Mutex<HashMap<u64, Arc<Executable>>>,
     pub(crate) readers: Mutex<HashMap<u64, CodeObjectReader>>,
     /// Deprecated `hsa_code_object_t`s (`hsa_code_object_deserialize`).
@@ -105,6 +134,7 @@ impl Ctx {
             groups: Mutex::default(),
             queues: Mutex::default(),
             doorbells: Mutex::default(),
+            soft_queues: Mutex::default(),
             executables: Mutex::default(),
             readers: Mutex::default(),
             code_objects: Mutex::default(),
@@ -141,6 +171,14 @@ impl Ctx {
         })
     }
 
+    /// The queue (AQL or soft) of an `hsa_queue_t *`.
+    pub(crate) fn any_queue(&self, addr: u64) -> Result<AnyQueue, Error> {
+        if let Some(s) = lock(&self.soft_queues).get(&addr) {
+            return Ok(AnyQueue::Soft(Arc::clone(s)));
+        }
+        self.queue(addr).map(AnyQueue::Hw)
+    }
+
     /// The executable of a handle.
     pub(crate) fn executable(&self, handle: u64) -> Result<Arc<Executable>, Error> {
         lock(&self.executables)
@@ -158,6 +196,9 @@ impl Ctx {
     fn tear_down(&self) {
         let queues: Vec<_> = lock(&self.queues).drain().collect();
         lock(&self.doorbells).clear();
+        for (_, s) in lock(&self.soft_queues).drain() {
+            let _ = self.rt.free(s.ring);
+        }
         drop(queues);
         lock(&self.executables).clear();
         lock(&self.readers).clear();

@@ -11,7 +11,8 @@
 //! deallocation callbacks, locked memory, async functions) and
 //! `tests/c/misc.c` (ISAs by name, compatibility, the deprecated code
 //! object path, symbol iteration, signal groups and operations,
-//! `hsa_memory_copy`, queue error callbacks, init reference counting).
+//! `hsa_memory_copy`, soft queues, queue error callbacks, init reference
+//! counting).
 
 mod common;
 
@@ -62,7 +63,7 @@ fn misc_isas_code_objects_signal_groups_init_counting() {
     let out = run_ok(on_ours(&prog).arg(kernels()));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("misc: isas, code objects, symbols, signal groups, signal ops, memory copy, queue errors, init counting: ok"),
+        stdout.contains("misc: isas, code objects, symbols, signal groups, signal ops, memory copy, soft queues, queue errors, init counting: ok"),
         "{stdout}"
     );
 }

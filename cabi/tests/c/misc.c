@@ -180,6 +180,36 @@ int main(int argc, char **argv) {
     CHECK(hsa_agent_extension_supported(HSA_EXTENSION_AMD_LOADER, e.cpu, 1, 0, &sup));
     EXPECT(!sup);
 
+    /* A soft queue (agent dispatch): the caller is the packet processor. */
+    {
+        hsa_signal_t bell;
+        CHECK(hsa_signal_create(0, 0, NULL, &bell));
+        hsa_queue_t *sq;
+        CHECK(hsa_soft_queue_create(e.kernarg, 16, HSA_QUEUE_TYPE_SINGLE, HSA_QUEUE_FEATURE_AGENT_DISPATCH, bell, &sq));
+        EXPECT(sq->size == 16 && sq->type == HSA_QUEUE_TYPE_SINGLE && sq->doorbell_signal.handle == bell.handle);
+        EXPECT(sq->features == HSA_QUEUE_FEATURE_AGENT_DISPATCH && sq->base_address != NULL);
+        uint64_t id = hsa_queue_add_write_index_relaxed(sq, 1);
+        EXPECT(id == 0);
+        hsa_agent_dispatch_packet_t *p = (hsa_agent_dispatch_packet_t *)sq->base_address;
+        memset(p, 0, sizeof *p);
+        p->type = 0x8000;
+        p->arg[0] = 42;
+        __atomic_store_n(&p->header, (uint16_t)(HSA_PACKET_TYPE_AGENT_DISPATCH << HSA_PACKET_HEADER_TYPE), __ATOMIC_RELEASE);
+        hsa_signal_store_screlease(sq->doorbell_signal, (hsa_signal_value_t)id);
+        /* The consumer side. */
+        EXPECT(hsa_signal_wait_scacquire(bell, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_ACTIVE) == 0);
+        EXPECT(hsa_queue_load_read_index_scacquire(sq) == 0 && hsa_queue_load_write_index_scacquire(sq) == 1);
+        EXPECT(p->arg[0] == 42 && p->type == 0x8000);
+        hsa_queue_store_read_index_screlease(sq, 1);
+        EXPECT(hsa_queue_load_read_index_relaxed(sq) == 1);
+        EXPECT(hsa_queue_cas_write_index_scacq_screl(sq, 1, 3) == 1 && hsa_queue_load_write_index_relaxed(sq) == 3);
+        hsa_queue_store_write_index_screlease(sq, 1);
+        EXPECT(hsa_soft_queue_create(e.kernarg, 12, HSA_QUEUE_TYPE_SINGLE, 2, bell, &sq) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+        CHECK(hsa_queue_destroy(sq));
+        EXPECT(hsa_queue_destroy(sq) == HSA_STATUS_ERROR_INVALID_QUEUE);
+        CHECK(hsa_signal_destroy(bell));
+    }
+
     /* A queue error reaches the queue's callback with its status, the
      * queue and the data: a dispatch of no kernel object. */
     CHECK(hsa_signal_create(1, 0, NULL, &q_flag));
@@ -208,6 +238,6 @@ int main(int argc, char **argv) {
     CHECK(hsa_init());
     env_init(&e);
     CHECK(hsa_shut_down());
-    printf("misc: isas, code objects, symbols, signal groups, signal ops, memory copy, queue errors, init counting: ok\n");
+    printf("misc: isas, code objects, symbols, signal groups, signal ops, memory copy, soft queues, queue errors, init counting: ok\n");
     return 0;
 }
