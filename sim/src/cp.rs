@@ -830,8 +830,9 @@ impl Worker {
                         return Ok(false);
                     }
                 }
+                let start = self.inner.gpu_clock();
                 self.launch(q, p.id)?;
-                self.complete(b.completion_signal, None)?;
+                self.complete(b.completion_signal, self.profiled(q).then_some(start))?;
             }
             Packet::BarrierOr(b) => {
                 let mut any = false;
@@ -846,8 +847,9 @@ impl Worker {
                 if !any && !all_null {
                     return Ok(false);
                 }
+                let start = self.inner.gpu_clock();
                 self.launch(q, p.id)?;
-                self.complete(b.completion_signal, None)?;
+                self.complete(b.completion_signal, self.profiled(q).then_some(start))?;
             }
             Packet::AmdBarrierValue(b) => {
                 if !b.signal.is_null() {
@@ -872,6 +874,13 @@ impl Worker {
             }
         }
         Ok(true)
+    }
+
+    /// Whether the queue has `AMD_QUEUE_PROPERTIES_ENABLE_PROFILING` set: a
+    /// profiled queue's barrier packets get `start_ts` / `end_ts` as its
+    /// dispatches do (ROCclr times HIP events with barrier markers).
+    fn profiled(&self, q: &QueueState) -> bool {
+        self.scratch(q).is_ok_and(|(_, profiling)| profiling)
     }
 
     fn amd_queue(&self, q: &QueueState) -> Option<u64> {
