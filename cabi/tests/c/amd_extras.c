@@ -94,6 +94,18 @@ int main(int argc, char **argv) {
     CHECK(hsa_amd_profiling_convert_tick_to_system_domain(e.gpu, 2000000, &s2));
     EXPECT(s2 > s1);
     EXPECT(hsa_amd_profiling_get_dispatch_time(e.cpu, prof, &dt) == HSA_STATUS_ERROR_INVALID_AGENT);
+    /* A barrier-AND on the profiled queue is stamped too (HIP's event markers). */
+    hsa_signal_store_relaxed(prof, 1);
+    hsa_barrier_and_packet_t *ba;
+    uint64_t bid = reserve(q, (void **)&ba);
+    memset((char *)ba + 4, 0, 60);
+    ba->completion_signal = prof;
+    CHECK(hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP, &before));
+    publish(q, bid, ba, header(HSA_PACKET_TYPE_BARRIER_AND), 0);
+    EXPECT(hsa_signal_wait_scacquire(prof, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) == 0);
+    CHECK(hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP, &after));
+    CHECK(hsa_amd_profiling_get_dispatch_time(e.gpu, prof, &dt));
+    EXPECT(dt.start <= dt.end && dt.start + slack >= before && dt.end <= after + slack);
     CHECK(hsa_amd_profiling_set_profiler_enabled(q, 0));
     CHECK(hsa_signal_destroy(prof));
     EXPECT(hsa_amd_signal_create(1, 0, NULL, HSA_AMD_SIGNAL_IPC, &other) == HSA_STATUS_ERROR);
