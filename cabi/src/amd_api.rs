@@ -758,8 +758,10 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy_rect(
                 "num_dep_signals and dep_signals disagree",
             ));
         }
-        // hsaHostToHost 0, HostToDevice 1, DeviceToHost 2, DeviceToDevice 3.
-        if dir == 0 || dir > 3 {
+        use crate::ffi::consts::{
+            HSA_DEVICE_TO_DEVICE, HSA_DEVICE_TO_HOST, HSA_HOST_TO_DEVICE, HSA_HOST_TO_HOST,
+        };
+        if dir == HSA_HOST_TO_HOST || dir > HSA_DEVICE_TO_DEVICE {
             return Err(Error::invalid_argument(format!("copy direction {dir}")));
         }
         let gpu = agent_of(&c, copy_agent)?;
@@ -789,8 +791,8 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy_rect(
                 .find(|&a| c.rt.agent(a).is_ok_and(|r| !r.is_gpu()))
                 .ok_or_else(|| Error::new(Status::Error, "no CPU agent"))?;
         let (dst_agent, src_agent) = match dir {
-            1 => (gpu, cpu),
-            2 => (cpu, gpu),
+            HSA_HOST_TO_DEVICE => (gpu, cpu),
+            HSA_DEVICE_TO_HOST => (cpu, gpu),
             _ => (gpu, gpu),
         };
         let addr = |p: &hsa_pitched_ptr_t, o: &hsa_dim3_t, y: u32, z: u32| -> Result<u64, Error> {

@@ -960,7 +960,12 @@ pub unsafe extern "C" fn hsa_isa_get_round_method(
 ) -> hsa_status_t {
     guard("hsa_isa_get_round_method", || {
         ctx()?;
-        if !(1..=3).contains(&fp_type) || !(1..=2).contains(&flush_mode) {
+        use crate::ffi::consts::{
+            HSA_FLUSH_MODE_FTZ, HSA_FLUSH_MODE_NON_FTZ, HSA_FP_TYPE_16, HSA_FP_TYPE_64,
+        };
+        if !(HSA_FP_TYPE_16..=HSA_FP_TYPE_64).contains(&fp_type)
+            || !(HSA_FLUSH_MODE_FTZ..=HSA_FLUSH_MODE_NON_FTZ).contains(&flush_mode)
+        {
             return Err(Error::invalid_argument("fp_type or flush_mode unknown"));
         }
         if round_method.is_null() {
@@ -1192,13 +1197,16 @@ pub unsafe extern "C" fn hsa_code_object_get_info(
                 "hsa_code_object_get_info of a code object before v3 is not implemented",
             ));
         }
+        use crate::ffi::consts::*;
         Err(match attribute {
-            // HSA_CODE_OBJECT_INFO_VERSION, MACHINE_MODEL, PROFILE, DEFAULT_FLOAT_ROUNDING_MODE.
-            0 | 3 | 4 | 5 => Error::new(
+            HSA_CODE_OBJECT_INFO_VERSION
+            | HSA_CODE_OBJECT_INFO_MACHINE_MODEL
+            | HSA_CODE_OBJECT_INFO_PROFILE
+            | HSA_CODE_OBJECT_INFO_DEFAULT_FLOAT_ROUNDING_MODE => Error::new(
                 Status::InvalidCodeObject,
                 "a v3+ code object has no v2 version or HSAIL note",
             ),
-            2 => Error::new(
+            HSA_CODE_OBJECT_INFO_ISA => Error::new(
                 Status::InvalidIsaName,
                 "ROCr's v2 target name conversion knows no v3+ target",
             ),

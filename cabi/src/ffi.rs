@@ -502,8 +502,93 @@ pub mod consts {
     /// `HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_URI`.
     pub const LCO_URI: u32 = 12;
 
+    /// `hsaHostToHost` (`hsa_amd_copy_direction_t`).
+    pub const HSA_HOST_TO_HOST: u32 = 0;
+    /// `hsaHostToDevice`.
+    pub const HSA_HOST_TO_DEVICE: u32 = 1;
+    /// `hsaDeviceToHost`.
+    pub const HSA_DEVICE_TO_HOST: u32 = 2;
+    /// `hsaDeviceToDevice`.
+    pub const HSA_DEVICE_TO_DEVICE: u32 = 3;
+    /// `HSA_FP_TYPE_16`.
+    pub const HSA_FP_TYPE_16: u32 = 1;
+    /// `HSA_FP_TYPE_64`.
+    pub const HSA_FP_TYPE_64: u32 = 4;
+    /// `HSA_FLUSH_MODE_FTZ`.
+    pub const HSA_FLUSH_MODE_FTZ: u32 = 1;
+    /// `HSA_FLUSH_MODE_NON_FTZ`.
+    pub const HSA_FLUSH_MODE_NON_FTZ: u32 = 2;
+    /// `HSA_CODE_OBJECT_INFO_VERSION`.
+    pub const HSA_CODE_OBJECT_INFO_VERSION: u32 = 0;
+    /// `HSA_CODE_OBJECT_INFO_TYPE`.
+    pub const HSA_CODE_OBJECT_INFO_TYPE: u32 = 1;
+    /// `HSA_CODE_OBJECT_INFO_ISA`.
+    pub const HSA_CODE_OBJECT_INFO_ISA: u32 = 2;
+    /// `HSA_CODE_OBJECT_INFO_MACHINE_MODEL`.
+    pub const HSA_CODE_OBJECT_INFO_MACHINE_MODEL: u32 = 3;
+    /// `HSA_CODE_OBJECT_INFO_PROFILE`.
+    pub const HSA_CODE_OBJECT_INFO_PROFILE: u32 = 4;
+    /// `HSA_CODE_OBJECT_INFO_DEFAULT_FLOAT_ROUNDING_MODE`.
+    pub const HSA_CODE_OBJECT_INFO_DEFAULT_FLOAT_ROUNDING_MODE: u32 = 5;
+    /// `HSA_EXT_POINTER_TYPE_UNKNOWN`.
+    pub const HSA_EXT_POINTER_TYPE_UNKNOWN: u32 = 0;
+    /// `HSA_EXT_POINTER_TYPE_HSA`.
+    pub const HSA_EXT_POINTER_TYPE_HSA: u32 = 1;
+    /// `HSA_EXT_POINTER_TYPE_LOCKED`.
+    pub const HSA_EXT_POINTER_TYPE_LOCKED: u32 = 2;
+    /// `HSA_AMD_QUEUE_PRIORITY_LOW` .. `_HIGH` (checked, not used yet).
+    pub const HSA_AMD_QUEUE_PRIORITY_HIGH: u32 = 2;
+    /// `HSA_AMD_COHERENCY_TYPE_NONCOHERENT`.
+    pub const HSA_AMD_COHERENCY_TYPE_NONCOHERENT: u32 = 1;
+
     /// The C name of each constant above and its value.
     pub const ALL: &[(&str, i128)] = &[
+        ("hsaHostToHost", HSA_HOST_TO_HOST as i128),
+        ("hsaHostToDevice", HSA_HOST_TO_DEVICE as i128),
+        ("hsaDeviceToHost", HSA_DEVICE_TO_HOST as i128),
+        ("hsaDeviceToDevice", HSA_DEVICE_TO_DEVICE as i128),
+        ("HSA_FP_TYPE_16", HSA_FP_TYPE_16 as i128),
+        ("HSA_FP_TYPE_64", HSA_FP_TYPE_64 as i128),
+        ("HSA_FLUSH_MODE_FTZ", HSA_FLUSH_MODE_FTZ as i128),
+        ("HSA_FLUSH_MODE_NON_FTZ", HSA_FLUSH_MODE_NON_FTZ as i128),
+        (
+            "HSA_CODE_OBJECT_INFO_VERSION",
+            HSA_CODE_OBJECT_INFO_VERSION as i128,
+        ),
+        (
+            "HSA_CODE_OBJECT_INFO_TYPE",
+            HSA_CODE_OBJECT_INFO_TYPE as i128,
+        ),
+        ("HSA_CODE_OBJECT_INFO_ISA", HSA_CODE_OBJECT_INFO_ISA as i128),
+        (
+            "HSA_CODE_OBJECT_INFO_MACHINE_MODEL",
+            HSA_CODE_OBJECT_INFO_MACHINE_MODEL as i128,
+        ),
+        (
+            "HSA_CODE_OBJECT_INFO_PROFILE",
+            HSA_CODE_OBJECT_INFO_PROFILE as i128,
+        ),
+        (
+            "HSA_CODE_OBJECT_INFO_DEFAULT_FLOAT_ROUNDING_MODE",
+            HSA_CODE_OBJECT_INFO_DEFAULT_FLOAT_ROUNDING_MODE as i128,
+        ),
+        (
+            "HSA_EXT_POINTER_TYPE_UNKNOWN",
+            HSA_EXT_POINTER_TYPE_UNKNOWN as i128,
+        ),
+        ("HSA_EXT_POINTER_TYPE_HSA", HSA_EXT_POINTER_TYPE_HSA as i128),
+        (
+            "HSA_EXT_POINTER_TYPE_LOCKED",
+            HSA_EXT_POINTER_TYPE_LOCKED as i128,
+        ),
+        (
+            "HSA_AMD_QUEUE_PRIORITY_HIGH",
+            HSA_AMD_QUEUE_PRIORITY_HIGH as i128,
+        ),
+        (
+            "HSA_AMD_COHERENCY_TYPE_NONCOHERENT",
+            HSA_AMD_COHERENCY_TYPE_NONCOHERENT as i128,
+        ),
         ("HSA_EXTENSION_FINALIZER", HSA_EXTENSION_FINALIZER as i128),
         ("HSA_EXTENSION_IMAGES", HSA_EXTENSION_IMAGES as i128),
         (

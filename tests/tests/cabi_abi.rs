@@ -325,6 +325,57 @@ fn cabi_enumerators_match_rocr_headers() {
         VariableSegment
     );
     consts.extend(Status::ALL.iter().map(|s| (s.c_name(), *s as u32 as i128)));
+    // The runtime's C-value constants the library writes through.
+    use runtime::info as i;
+    consts.extend([
+        (
+            "HSA_AGENT_FEATURE_KERNEL_DISPATCH",
+            i::AGENT_FEATURE_KERNEL_DISPATCH.into(),
+        ),
+        (
+            "HSA_AGENT_FEATURE_AGENT_DISPATCH",
+            i::AGENT_FEATURE_AGENT_DISPATCH.into(),
+        ),
+        ("HSA_MACHINE_MODEL_SMALL", i::MACHINE_MODEL_SMALL.into()),
+        ("HSA_MACHINE_MODEL_LARGE", i::MACHINE_MODEL_LARGE.into()),
+        ("HSA_PROFILE_BASE", i::PROFILE_BASE.into()),
+        ("HSA_PROFILE_FULL", i::PROFILE_FULL.into()),
+        (
+            "HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR",
+            i::FLOAT_ROUNDING_MODE_NEAR.into(),
+        ),
+        ("HSA_QUEUE_TYPE_MULTI", i::QUEUE_TYPE_MULTI.into()),
+        ("HSA_ENDIANNESS_LITTLE", i::ENDIANNESS_LITTLE.into()),
+        ("HSA_ENDIANNESS_BIG", i::ENDIANNESS_BIG.into()),
+        (
+            "HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED",
+            i::ACCESS_NEVER_ALLOWED.into(),
+        ),
+        (
+            "HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT",
+            i::ACCESS_ALLOWED_BY_DEFAULT.into(),
+        ),
+        (
+            "HSA_AMD_MEMORY_POOL_ACCESS_DISALLOWED_BY_DEFAULT",
+            i::ACCESS_DISALLOWED_BY_DEFAULT.into(),
+        ),
+        (
+            "HSA_EXT_POINTER_TYPE_UNKNOWN",
+            runtime::PointerType::Unknown as i128,
+        ),
+        (
+            "HSA_EXT_POINTER_TYPE_HSA",
+            runtime::PointerType::Hsa as i128,
+        ),
+        (
+            "HSA_EXT_POINTER_TYPE_LOCKED",
+            runtime::PointerType::Locked as i128,
+        ),
+        ("HSA_DEVICE_TYPE_CPU", runtime::DeviceType::Cpu as i128),
+        ("HSA_DEVICE_TYPE_GPU", runtime::DeviceType::Gpu as i128),
+        ("HSA_DEVICE_TYPE_DSP", runtime::DeviceType::Dsp as i128),
+        ("HSA_QUEUE_TYPE_SINGLE", runtime::QueueKind::Single as i128),
+    ]);
     // Symbol attributes: ROCr's additions are not in the 5.2.3 headers.
     consts.extend(
         SymbolInfo::ALL
