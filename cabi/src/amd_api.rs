@@ -617,6 +617,47 @@ pub unsafe extern "C" fn hsa_amd_deregister_deallocation_callback(
     })
 }
 
+/// `hsa_amd_queue_set_priority`, as ROCr: LOW, NORMAL, HIGH are
+/// libhsakmt's minimum, normal and maximum priorities (KFD 0, 7, 15),
+/// set with `UPDATE_QUEUE` on the unchanged ring at full percentage (a
+/// driver failure is `HSA_STATUS_ERROR_OUT_OF_RESOURCES`, ROCr's answer).
+pub unsafe extern "C" fn hsa_amd_queue_set_priority(
+    queue: *mut c_void,
+    priority: c_enum,
+) -> hsa_status_t {
+    guard("hsa_amd_queue_set_priority", || {
+        use kfd::ioctl::{QueuePercentage, QueuePriority};
+        let c = ctx()?;
+        if queue.is_null() {
+            return Err(null("queue"));
+        }
+        let q = c.queue(queue as u64)?;
+        let prio = match priority {
+            0 => QueuePriority::MIN,
+            1 => QueuePriority::NORMAL,
+            crate::ffi::consts::HSA_AMD_QUEUE_PRIORITY_HIGH => QueuePriority::MAX,
+            _ => {
+                return Err(Error::invalid_argument(format!(
+                    "queue priority {priority}"
+                )));
+            }
+        };
+        let ring_bytes = q.queue.size() * 64;
+        // SAFETY: the queue's own ring, live while the entry is.
+        unsafe {
+            c.rt.driver().update_queue(
+                q.queue.kfd_queue_id(),
+                q.queue.base_address(),
+                ring_bytes,
+                QueuePercentage::FULL,
+                prio,
+            )
+        }
+        .map_err(|e| Error::new(Status::OutOfResources, format!("UPDATE_QUEUE: {e}")))?;
+        OK
+    })
+}
+
 /// The CU count of the queue's agent.
 fn cu_count(c: &crate::state::Ctx, q: &crate::state::QueueEntry) -> Result<u32, Error> {
     let v = c.rt.agent_info(
@@ -966,8 +1007,6 @@ not_implemented! {
     fn hsa_amd_profiling_async_copy_enable(enable: bool) => Error;
     /// `hsa_amd_profiling_get_async_copy_time`: not implemented (`HSA_STATUS_ERROR`).
     fn hsa_amd_profiling_get_async_copy_time(signal: hsa_signal_t, time: *mut hsa_amd_profiling_async_copy_time_t) => Error;
-    /// `hsa_amd_queue_set_priority`: not implemented (`HSA_STATUS_ERROR`).
-    fn hsa_amd_queue_set_priority(queue: *mut c_void, priority: c_enum) => Error;
     /// `hsa_amd_memory_pool_can_migrate`: ROCr 5.2.3's answer, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`.
     fn hsa_amd_memory_pool_can_migrate(src: hsa_amd_memory_pool_t, dst: hsa_amd_memory_pool_t, result: *mut bool) => OutOfResources;
     /// `hsa_amd_memory_migrate`: ROCr 5.2.3's answer, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`.

@@ -46,6 +46,12 @@ int main(int argc, char **argv) {
     EXPECT(hsa_amd_queue_cu_get_mask(q, 0, mask) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
     CHECK(hsa_amd_queue_cu_set_mask(q, 0, NULL));
 
+    /* Queue priorities (UPDATE_QUEUE), then a dispatch still runs. */
+    CHECK(hsa_amd_queue_set_priority(q, HSA_AMD_QUEUE_PRIORITY_HIGH));
+    CHECK(hsa_amd_queue_set_priority(q, HSA_AMD_QUEUE_PRIORITY_LOW));
+    CHECK(hsa_amd_queue_set_priority(q, HSA_AMD_QUEUE_PRIORITY_NORMAL));
+    EXPECT(hsa_amd_queue_set_priority(q, (hsa_amd_queue_priority_t)7) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+
     /* A GPU-only signal completes a dispatch on the masked queue. */
     CHECK(hsa_amd_queue_cu_set_mask(q, 32, one));
     float *a, *b, *c;
