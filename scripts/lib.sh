@@ -33,12 +33,16 @@ ensure_packages() {
 # The Debian packages the test suite needs:
 # - libhsa-runtime-dev: ROCr 5.2.3's hsa/*.h for the ABI parity tests;
 # - linux-libc-dev: linux/kfd_ioctl.h for the KFD ABI test;
-# - gcc: the C compiler for those probes;
+# - gcc: the C compiler for those probes; g++: the C++ probes of the C ABI
+#   library (hsa_api_trace.h is C++; prototypes read with type traits);
 # - clang-19, lld-19, llvm-19: build and decode real AMDGPU code objects;
 # - libamd-comgr-dev: ROCm's amd_comgr, the metadata benchmark's reference;
 # - python3: a second, outside JSON parser for `hsa topology --json`;
 # - python3, python3-pip: `pip download` of the tinygrad wheel whose ctypes
 #   files are the outside oracle of the newer KFD structs (fetch_tinygrad).
+# - rocminfo, hipcc: Debian's rocminfo 5.2.3 and a hipcc-built HIP 5.2.3 program,
+#   run unmodified on the C ABI library
+#   (cabi/tests/rocminfo.rs, cabi/tests/hip.rs);
 # - qemu-system-arm: qemu-system-aarch64 and qemu-system-arm, which run
 #   examples/firmware-aarch64 and examples/emulated-atomics-m4.
 # - rocminfo: AMD's rocminfo, run on Debian's ROCr over the sim
@@ -46,7 +50,7 @@ ensure_packages() {
 #   drm.h, against which the sim's DRM structs are checked; hipcc,
 #   libamdhip64-dev: a HIP program on Debian's HIP 5.2.3 over ROCr over the
 #   sim (the same script).
-TEST_PACKAGES=(gcc libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 python3-pip qemu-system-arm rocminfo libdrm-dev hipcc libamdhip64-dev)
+TEST_PACKAGES=(gcc g++ libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 python3-pip qemu-system-arm rocminfo libdrm-dev hipcc libamdhip64-dev)
 
 # fetch_tinygrad DIR: the tinygrad wheel (read as data by
 # tests/tests/kfd_tinygrad.rs, never installed or imported) into DIR, once.

@@ -222,6 +222,20 @@ pub trait Driver: Send + Sync + 'static {
         gpu_id: u32,
         va: u64,
     ) -> kfd::Result<u64>;
+    /// `UPDATE_QUEUE`: the queue's ring (unchanged: the same base and
+    /// size), percentage and priority.
+    ///
+    /// # Safety
+    ///
+    /// As [`Kfd::update_queue`]: the ring is the queue's live ring.
+    unsafe fn update_queue(
+        &self,
+        queue_id: u32,
+        ring_base_address: u64,
+        ring_size: u32,
+        percentage: kfd::ioctl::QueuePercentage,
+        priority: kfd::ioctl::QueuePriority,
+    ) -> kfd::Result<()>;
 }
 
 /// [`Driver`] over `Kfd<D>`.
@@ -424,6 +438,21 @@ impl<D: KfdDevice> Driver for KfdDriver<D> {
 
     fn set_cu_mask(&self, queue_id: u32, mask: &[u32]) -> kfd::Result<()> {
         self.kfd.set_cu_mask(queue_id, mask)
+    }
+
+    unsafe fn update_queue(
+        &self,
+        queue_id: u32,
+        ring_base_address: u64,
+        ring_size: u32,
+        percentage: kfd::ioctl::QueuePercentage,
+        priority: kfd::ioctl::QueuePriority,
+    ) -> kfd::Result<()> {
+        // SAFETY: forwarded to our caller.
+        unsafe {
+            self.kfd
+                .update_queue(queue_id, ring_base_address, ring_size, percentage, priority)
+        }
     }
 }
 

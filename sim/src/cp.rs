@@ -865,8 +865,9 @@ impl Worker {
                         return Ok(false);
                     }
                 }
+                let start = self.inner.gpu_clock();
                 self.launch(q, p.id)?;
-                self.complete(b.completion_signal, None)?;
+                self.complete(b.completion_signal, self.profiled(q).then_some(start))?;
             }
             Packet::BarrierOr(b) => {
                 let mut any = false;
@@ -881,8 +882,9 @@ impl Worker {
                 if !any && !all_null {
                     return Ok(false);
                 }
+                let start = self.inner.gpu_clock();
                 self.launch(q, p.id)?;
-                self.complete(b.completion_signal, None)?;
+                self.complete(b.completion_signal, self.profiled(q).then_some(start))?;
             }
             Packet::AmdBarrierValue(b) => {
                 if !b.signal.is_null() {
@@ -973,6 +975,13 @@ impl Worker {
             i += len;
         }
         Ok(())
+    }
+
+    /// Whether the queue has `AMD_QUEUE_PROPERTIES_ENABLE_PROFILING` set: a
+    /// profiled queue's barrier packets get `start_ts` / `end_ts` as its
+    /// dispatches do (ROCclr times HIP events with barrier markers).
+    fn profiled(&self, q: &QueueState) -> bool {
+        self.scratch(q).is_ok_and(|(_, profiling)| profiling)
     }
 
     fn amd_queue(&self, q: &QueueState) -> Option<u64> {

@@ -1,0 +1,1042 @@
+//! `hsa_ext_amd.h`: memory pools, allocation and access, async copies and
+//! fills, host memory locking, pointer info, and the AMD calls this runtime
+//! does not implement (each returns the status listed in ARCHITECTURE.md,
+//! "The C ABI library").
+
+#![allow(unsafe_code)]
+#![allow(clippy::missing_safety_doc)]
+// Out-pointers of one C call are written under the one contract the call has.
+#![allow(clippy::multiple_unsafe_ops_per_block)]
+
+use core::ffi::{c_int, c_void};
+
+use runtime::agent::Agent;
+use runtime::{Error, PointerType, Signal, Status};
+
+use crate::core_api::{agent_of, pool_of};
+use crate::ffi::*;
+use crate::state::{OK, ctx, guard, lock, null, put, put_bytes, slice};
+
+/// `hsa_amd_memory_pool_get_info`.
+pub unsafe extern "C" fn hsa_amd_memory_pool_get_info(
+    pool: hsa_amd_memory_pool_t,
+    attribute: c_enum,
+    value: *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_memory_pool_get_info", || {
+        let c = ctx()?;
+        if value.is_null() {
+            return Err(null("value"));
+        }
+        let p = pool_of(&c, pool.handle, Status::InvalidMemoryPool)?;
+        let v = c.rt.pool_info_raw(p, attribute)?;
+        // SAFETY: the caller's buffer holds the attribute's type.
+        unsafe { put_bytes(value, &v.to_bytes()) }?;
+        OK
+    })
+}
+
+/// `hsa_amd_agent_iterate_memory_pools`.
+pub unsafe extern "C" fn hsa_amd_agent_iterate_memory_pools(
+    agent: hsa_agent_t,
+    cb: iter_cb<hsa_amd_memory_pool_t>,
+    data: *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_agent_iterate_memory_pools", || {
+        let c = ctx()?;
+        let a = agent_of(&c, agent)?;
+        let cb = cb.ok_or_else(|| null("callback"))?;
+        let pools = c.rt.pools(a)?;
+        drop(c);
+        for p in pools {
+            // SAFETY: the caller's callback.
+            let s = unsafe { cb(hsa_amd_memory_pool_t { handle: p.handle() }, data) };
+            if s != 0 {
+                return Ok(s);
+            }
+        }
+        OK
+    })
+}
+
+/// `hsa_amd_agent_memory_pool_get_info`.
+pub unsafe extern "C" fn hsa_amd_agent_memory_pool_get_info(
+    agent: hsa_agent_t,
+    pool: hsa_amd_memory_pool_t,
+    attribute: c_enum,
+    value: *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_agent_memory_pool_get_info", || {
+        let c = ctx()?;
+        if value.is_null() {
+            return Err(null("value"));
+        }
+        let a = agent_of(&c, agent)?;
+        let p = pool_of(&c, pool.handle, Status::InvalidMemoryPool)?;
+        let v = c.rt.agent_pool_info_raw(a, p, attribute)?;
+        // SAFETY: the caller's buffer holds the attribute's type.
+        unsafe { put_bytes(value, &v.to_bytes()) }?;
+        OK
+    })
+}
+
+/// `hsa_amd_memory_pool_allocate` (flags must be 0, as ROCr 5.2.3 checks).
+pub unsafe extern "C" fn hsa_amd_memory_pool_allocate(
+    pool: hsa_amd_memory_pool_t,
+    size: usize,
+    flags: u32,
+    ptr: *mut *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_memory_pool_allocate", || {
+        let c = ctx()?;
+        if size == 0 || ptr.is_null() {
+            return Err(Error::invalid_argument("size 0 or ptr NULL"));
+        }
+        let _ = flags;
+        let p = pool_of(&c, pool.handle, Status::InvalidMemoryPool)?;
+        let va = c.rt.allocate(p, size as u64)?;
+        // SAFETY: non-NULL.
+        unsafe { put(ptr, va as *mut c_void, "ptr") }?;
+        OK
+    })
+}
+
+/// `hsa_amd_memory_pool_free` (NULL: nothing).
+pub unsafe extern "C" fn hsa_amd_memory_pool_free(ptr: *mut c_void) -> hsa_status_t {
+    // SAFETY: the same call.
+    unsafe { crate::core_api::hsa_memory_free(ptr) }
+}
+
+/// `hsa_amd_agents_allow_access`.
+pub unsafe extern "C" fn hsa_amd_agents_allow_access(
+    num_agents: u32,
+    agents: *const hsa_agent_t,
+    _flags: *const u32,
+    ptr: *const c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_agents_allow_access", || {
+        let c = ctx()?;
+        if num_agents == 0 || agents.is_null() || ptr.is_null() {
+            return Err(Error::invalid_argument("no agents, or ptr NULL"));
+        }
+        // SAFETY: the caller's array.
+        let list = unsafe { slice(agents, num_agents as usize, "agents") }?;
+        let list: Vec<Agent> = list
+            .iter()
+            .map(|&a| agent_of(&c, a))
+            .collect::<Result<_, _>>()?;
+        c.rt.allow_access(&list, ptr as u64)?;
+        OK
+    })
+}
+
+fn signals(c: &crate::state::Ctx, n: u32, list: *const hsa_signal_t) -> Result<Vec<Signal>, Error> {
+    // SAFETY: the caller's array of n signals.
+    let hs = unsafe { slice(list, n as usize, "dep_signals") }?;
+    hs.iter().map(|h| c.signal(h.handle)).collect()
+}
+
+/// `hsa_amd_memory_async_copy`.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hsa_amd_memory_async_copy(
+    dst: *mut c_void,
+    dst_agent: hsa_agent_t,
+    src: *const c_void,
+    src_agent: hsa_agent_t,
+    size: usize,
+    num_dep_signals: u32,
+    dep_signals: *const hsa_signal_t,
+    completion_signal: hsa_signal_t,
+) -> hsa_status_t {
+    guard("hsa_amd_memory_async_copy", || {
+        let c = ctx()?;
+        if dst.is_null() || src.is_null() {
+            return Err(null("dst or src"));
+        }
+        let da = agent_of(&c, dst_agent)?;
+        let sa = agent_of(&c, src_agent)?;
+        let deps = signals(&c, num_dep_signals, dep_signals)?;
+        let deps: Vec<&Signal> = deps.iter().collect();
+        let done = c.signal(completion_signal.handle)?;
+        let segs = split_at_blocks(&c, dst as u64, src as u64, size as u64);
+        // SAFETY: the caller keeps the ranges for the copy until the
+        // completion signal is decremented (the API's contract).
+        unsafe { submit_segments(&c, &segs, da, sa, &deps, done) }?;
+        OK
+    })
+}
+
+/// `dst..dst + size` and `src..src + size` cut where either crosses from
+/// one runtime allocation into the next (adjacent locked blocks: a C lock
+/// may span several, see [`lock_pages`]); memory the runtime does not know
+/// is not cut (the copy then reports it).
+pub(crate) fn split_at_blocks(
+    c: &crate::state::Ctx,
+    dst: u64,
+    src: u64,
+    size: u64,
+) -> Vec<(u64, u64, u64)> {
+    let mut out = Vec::new();
+    let mut done = 0;
+    while done < size {
+        let end_of = |a: u64| c.rt.pointer_info(a).map(|b| b.start + b.size - a);
+        let left = size - done;
+        let n = [end_of(dst + done), end_of(src + done)]
+            .into_iter()
+            .flatten()
+            .filter(|&n| n > 0)
+            .fold(left, u64::min);
+        out.push((dst + done, src + done, n));
+        done += n;
+    }
+    out
+}
+
+/// Submits one async copy per segment; `done` is decremented once, when
+/// all are: directly for one segment, else from the handler thread when an
+/// internal counter signal (one per segment) reaches 0.
+///
+/// # Safety
+///
+/// As `hsa_amd_memory_async_copy` for every segment.
+unsafe fn submit_segments(
+    c: &crate::state::Ctx,
+    segs: &[(u64, u64, u64)],
+    dst_agent: Agent,
+    src_agent: Agent,
+    deps: &[&Signal],
+    done: Signal,
+) -> Result<(), Error> {
+    if let [(to, from, n)] = segs {
+        // SAFETY: forwarded to our caller.
+        unsafe {
+            c.rt.memory_async_copy(*to, dst_agent, *from, src_agent, *n, deps, &done)
+        }?;
+        return Ok(());
+    }
+    let counter =
+        c.rt.create_signal_of_kind(segs.len() as i64, runtime::SignalKind::Default)?;
+    for &(to, from, n) in segs {
+        // SAFETY: forwarded to our caller.
+        unsafe {
+            c.rt.memory_async_copy(to, dst_agent, from, src_agent, n, deps, &counter)
+        }?;
+    }
+    c.rt.async_handler(&counter, signal_core::Condition::Eq, 0, move |_| {
+        done.subtract(1, signal_core::RmwOrder::Release);
+        false
+    })?;
+    Ok(())
+}
+
+/// `hsa_amd_memory_fill`.
+pub unsafe extern "C" fn hsa_amd_memory_fill(
+    ptr: *mut c_void,
+    value: u32,
+    count: usize,
+) -> hsa_status_t {
+    guard("hsa_amd_memory_fill", || {
+        let c = ctx()?;
+        if ptr.is_null() {
+            return Err(null("ptr"));
+        }
+        // SAFETY: the caller's 4 * count bytes, unused meanwhile.
+        unsafe { c.rt.memory_fill(ptr as u64, value, count as u64) }?;
+        OK
+    })
+}
+
+/// `hsa_amd_memory_lock` (the agent list is accepted; every GPU maps the range).
+pub unsafe extern "C" fn hsa_amd_memory_lock(
+    host_ptr: *mut c_void,
+    size: usize,
+    agents: *mut hsa_agent_t,
+    num_agent: c_int,
+    agent_ptr: *mut *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_memory_lock", || {
+        let c = ctx()?;
+        if host_ptr.is_null() || size == 0 || agent_ptr.is_null() || num_agent < 0 {
+            return Err(Error::invalid_argument(
+                "host_ptr NULL, size 0 or agent_ptr NULL",
+            ));
+        }
+        // SAFETY: the caller's array.
+        let list = unsafe { slice(agents.cast_const(), num_agent as usize, "agents") }?;
+        for &a in list {
+            agent_of(&c, a)?;
+        }
+        // SAFETY: the caller's memory stays mapped until hsa_amd_memory_unlock.
+        let va = unsafe { lock_pages(&c, host_ptr as u64, size as u64) }?;
+        // SAFETY: non-NULL.
+        unsafe { put(agent_ptr, va as *mut c_void, "agent_ptr") }?;
+        OK
+    })
+}
+
+/// Page size of locked ranges.
+const PAGE: u64 = 4096;
+
+/// Locks `ptr..ptr + size` as ROCr does, overlapping earlier locks
+/// allowed (see [`crate::state::Locks`]); returns the GPU address (the
+/// host address: locked memory is mapped at the same address).
+///
+/// # Safety
+///
+/// The range stays mapped until it is unlocked.
+unsafe fn lock_pages(c: &crate::state::Ctx, ptr: u64, size: u64) -> Result<u64, Error> {
+    let start = ptr & !(PAGE - 1);
+    let end = ptr
+        .checked_add(size)
+        .and_then(|e| e.checked_next_multiple_of(PAGE))
+        .ok_or_else(|| Error::invalid_argument("the locked range overflows"))?;
+    let mut locks = lock(&c.locks);
+    let mut held: Vec<u64> = Vec::new();
+    let mut made: Vec<u64> = Vec::new();
+    let mut at = start;
+    let undo = |c: &crate::state::Ctx, made: &[u64]| {
+        for &b in made {
+            let _ = c.rt.unlock_host(b);
+        }
+    };
+    while at < end {
+        match c.rt.pointer_info(at) {
+            Some(b) if b.userptr => {
+                held.push(b.start);
+                at = b.start + b.size;
+            }
+            Some(_) => {
+                undo(c, &made);
+                return Err(Error::invalid_argument(format!(
+                    "{ptr:#x}+{size} overlaps memory allocated from a pool"
+                )));
+            }
+            None => {
+                // The pages up to the next registered one.
+                let mut next = at + PAGE;
+                while next < end && c.rt.pointer_info(next).is_none() {
+                    next += PAGE;
+                }
+                // SAFETY: forwarded to our caller.
+                match unsafe { c.rt.lock_host(at, next - at) } {
+                    Ok(_) => {
+                        made.push(at);
+                        held.push(at);
+                    }
+                    Err(e) => {
+                        undo(c, &made);
+                        return Err(e);
+                    }
+                }
+                at = next;
+            }
+        }
+    }
+    for &b in &held {
+        *locks.refs.entry(b).or_insert(0) += 1;
+    }
+    locks.by_ptr.entry(ptr).or_default().push(held);
+    Ok(ptr)
+}
+
+/// `hsa_amd_memory_lock_to_pool`: the pool must be a system pool.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hsa_amd_memory_lock_to_pool(
+    host_ptr: *mut c_void,
+    size: usize,
+    agents: *mut hsa_agent_t,
+    num_agent: c_int,
+    pool: hsa_amd_memory_pool_t,
+    _flags: u32,
+    agent_ptr: *mut *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_memory_lock_to_pool", || {
+        let c = ctx()?;
+        let p = pool_of(&c, pool.handle, Status::InvalidMemoryPool)?;
+        if !c.rt.pool(p)?.is_system() {
+            return Err(Error::new(
+                Status::Error,
+                "lock to a pool that is not system memory",
+            ));
+        }
+        drop(c);
+        // SAFETY: forwarded.
+        Ok(unsafe { hsa_amd_memory_lock(host_ptr, size, agents, num_agent, agent_ptr) })
+    })
+}
+
+/// `hsa_amd_memory_unlock`.
+pub unsafe extern "C" fn hsa_amd_memory_unlock(host_ptr: *mut c_void) -> hsa_status_t {
+    guard("hsa_amd_memory_unlock", || {
+        let c = ctx()?;
+        let mut locks = lock(&c.locks);
+        let key = host_ptr as u64;
+        let blocks = match locks.by_ptr.get_mut(&key) {
+            Some(list) => list.pop().unwrap_or_default(),
+            None => {
+                return Err(Error::invalid_argument(format!(
+                    "{host_ptr:p} is not locked host memory"
+                )));
+            }
+        };
+        if locks.by_ptr.get(&key).is_some_and(Vec::is_empty) {
+            locks.by_ptr.remove(&key);
+        }
+        for b in blocks {
+            let r = locks.refs.entry(b).or_insert(1);
+            *r -= 1;
+            if *r == 0 {
+                locks.refs.remove(&b);
+                c.rt.unlock_host(b)?;
+            }
+        }
+        OK
+    })
+}
+
+/// `hsa_amd_pointer_info`: fills the first `info->size` bytes; the
+/// accessible agents (GPUs it is mapped on, and the CPU when host
+/// accessible) in memory from `alloc`.
+pub unsafe extern "C" fn hsa_amd_pointer_info(
+    ptr: *const c_void,
+    info: *mut hsa_amd_pointer_info_t,
+    alloc: alloc_fn,
+    num_agents_accessible: *mut u32,
+    accessible: *mut *mut hsa_agent_t,
+) -> hsa_status_t {
+    guard("hsa_amd_pointer_info", || {
+        let c = ctx()?;
+        if ptr.is_null() || info.is_null() {
+            return Err(null("ptr or info"));
+        }
+        let pi = c.rt.amd_pointer_info(ptr as u64);
+        // SAFETY: the caller's struct; its `size` says how much it holds.
+        let size = unsafe { core::ptr::addr_of!((*info).size).read_unaligned() } as usize;
+        let full = hsa_amd_pointer_info_t {
+            size: size.min(core::mem::size_of::<hsa_amd_pointer_info_t>()) as u32,
+            type_: pi.kind as u32,
+            agentBaseAddress: pi.agent_base_address as *mut c_void,
+            hostBaseAddress: pi.host_base_address as *mut c_void,
+            sizeInBytes: pi.size_in_bytes as usize,
+            userData: user_data_of(&c, ptr as u64) as *mut c_void,
+            agentOwner: hsa_agent_t {
+                handle: pi.agent_owner.map_or(0, Agent::handle),
+            },
+            global_flags: pi.global_flags,
+        };
+        let n = size.min(core::mem::size_of::<hsa_amd_pointer_info_t>());
+        // SAFETY: `full` is a plain C struct; the caller's struct holds `n` bytes.
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                (&full as *const hsa_amd_pointer_info_t).cast::<u8>(),
+                info.cast::<u8>(),
+                n,
+            )
+        };
+        if pi.kind != PointerType::Unknown
+            && let (Some(alloc), false, false) =
+                (alloc, num_agents_accessible.is_null(), accessible.is_null())
+        {
+            let block = c.rt.pointer_info(ptr as u64);
+            let mut list = Vec::new();
+            for a in c.rt.agents() {
+                let r = c.rt.agent(a)?;
+                let reaches = match &block {
+                    Some(b) if r.is_gpu() => b.mapped_on.contains(&r.gpu_id),
+                    Some(b) => b.host_accessible,
+                    None => false,
+                };
+                if reaches {
+                    list.push(hsa_agent_t { handle: a.handle() });
+                }
+            }
+            // SAFETY: the caller's allocator.
+            let out = unsafe { alloc(list.len() * core::mem::size_of::<hsa_agent_t>()) }
+                .cast::<hsa_agent_t>();
+            if out.is_null() && !list.is_empty() {
+                return Err(Error::new(Status::OutOfResources, "alloc returned NULL"));
+            }
+            // SAFETY: `out` holds list.len() agents; the out-pointers are non-NULL.
+            unsafe {
+                core::ptr::copy_nonoverlapping(list.as_ptr(), out, list.len());
+                put(
+                    num_agents_accessible,
+                    list.len() as u32,
+                    "num_agents_accessible",
+                )?;
+                put(accessible, out, "accessible")?;
+            }
+        }
+        OK
+    })
+}
+
+/// `hsa_amd_coherency_get_type`: `HSA_AMD_COHERENCY_TYPE_COHERENT`, the
+/// GPU agent's initial type in ROCr (CPU agents: `INVALID_AGENT`).
+pub unsafe extern "C" fn hsa_amd_coherency_get_type(
+    agent: hsa_agent_t,
+    type_: *mut c_enum,
+) -> hsa_status_t {
+    guard("hsa_amd_coherency_get_type", || {
+        let c = ctx()?;
+        let a = agent_of(&c, agent)?;
+        if type_.is_null() {
+            return Err(null("type"));
+        }
+        if !c.rt.agent(a)?.is_gpu() {
+            return Err(Error::new(Status::InvalidAgent, "not a GPU agent"));
+        }
+        // SAFETY: non-NULL.
+        unsafe { put(type_, 0, "type") }?;
+        OK
+    })
+}
+
+/// The allocation start `ptr` belongs to, if it is memory of the runtime.
+fn block_start(c: &crate::state::Ctx, ptr: u64) -> Option<u64> {
+    c.rt.pointer_info(ptr).map(|b| {
+        if b.userptr && b.user_ptr != 0 {
+            b.user_ptr
+        } else {
+            b.start
+        }
+    })
+}
+
+fn user_data_of(c: &crate::state::Ctx, ptr: u64) -> usize {
+    block_start(c, ptr)
+        .and_then(|s| lock(&c.user_data).get(&s).copied())
+        .unwrap_or(0)
+}
+
+/// Runs the deallocation callbacks of the allocation starting at `ptr`
+/// (ROCr calls them before it releases the memory) and forgets its user
+/// data.
+pub(crate) fn before_free(c: &crate::state::Ctx, ptr: u64) {
+    let Some(start) = block_start(c, ptr) else {
+        return;
+    };
+    if start != ptr {
+        return;
+    }
+    lock(&c.user_data).remove(&start);
+    let list = lock(&c.notifiers).remove(&start).unwrap_or_default();
+    for n in list {
+        // SAFETY: a callback registered for this allocation, with its data,
+        // called once as ROCr calls it (no lock held).
+        unsafe {
+            let f: unsafe extern "C" fn(*mut c_void, *mut c_void) = core::mem::transmute::<
+                usize,
+                unsafe extern "C" fn(*mut c_void, *mut c_void),
+            >(n.callback);
+            f(n.ptr as *mut c_void, n.user_data as *mut c_void);
+        }
+    }
+}
+
+/// `hsa_amd_pointer_info_set_userdata`: `ptr` must start an allocation
+/// (or a locked range); `hsa_amd_pointer_info` reports it.
+pub unsafe extern "C" fn hsa_amd_pointer_info_set_userdata(
+    ptr: *const c_void,
+    userdata: *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_pointer_info_set_userdata", || {
+        let c = ctx()?;
+        if ptr.is_null() {
+            return Err(null("ptr"));
+        }
+        match block_start(&c, ptr as u64) {
+            Some(s) if s == ptr as u64 => {
+                lock(&c.user_data).insert(s, userdata as usize);
+                OK
+            }
+            _ => Err(Error::invalid_argument(format!(
+                "{ptr:p} starts no allocation of this runtime"
+            ))),
+        }
+    })
+}
+
+/// `hsa_amd_register_deallocation_callback`: `callback(ptr, user_data)`
+/// runs when the allocation holding `ptr` is freed.
+pub unsafe extern "C" fn hsa_amd_register_deallocation_callback(
+    ptr: *mut c_void,
+    callback: deallocation_cb,
+    user_data: *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_register_deallocation_callback", || {
+        let c = ctx()?;
+        if ptr.is_null() {
+            return Err(null("ptr"));
+        }
+        let cb = callback.ok_or_else(|| null("callback"))?;
+        let block = c.rt.pointer_info(ptr as u64).filter(|b| b.pool.is_some());
+        let Some(b) = block else {
+            return Err(Error::new(
+                Status::InvalidAllocation,
+                format!("{ptr:p} is in no pool allocation"),
+            ));
+        };
+        lock(&c.notifiers)
+            .entry(b.start)
+            .or_default()
+            .push(crate::state::Notifier {
+                ptr: ptr as usize,
+                callback: cb as usize,
+                user_data: user_data as usize,
+            });
+        OK
+    })
+}
+
+/// `hsa_amd_deregister_deallocation_callback`: removes every registration
+/// of `callback` with `ptr` (none: `INVALID_ARGUMENT`, as ROCr).
+pub unsafe extern "C" fn hsa_amd_deregister_deallocation_callback(
+    ptr: *mut c_void,
+    callback: deallocation_cb,
+) -> hsa_status_t {
+    guard("hsa_amd_deregister_deallocation_callback", || {
+        let c = ctx()?;
+        if ptr.is_null() {
+            return Err(null("ptr"));
+        }
+        let cb = callback.ok_or_else(|| null("callback"))?;
+        let Some(b) = c.rt.pointer_info(ptr as u64) else {
+            return Err(Error::invalid_argument(format!(
+                "{ptr:p} is in no allocation"
+            )));
+        };
+        let mut all = lock(&c.notifiers);
+        let list = all.entry(b.start).or_default();
+        let before = list.len();
+        list.retain(|n| !(n.ptr == ptr as usize && n.callback == cb as usize));
+        if list.len() == before {
+            return Err(Error::invalid_argument("no such deallocation callback"));
+        }
+        OK
+    })
+}
+
+/// `hsa_amd_queue_set_priority`, as ROCr: LOW, NORMAL, HIGH are
+/// libhsakmt's minimum, normal and maximum priorities (KFD 0, 7, 15),
+/// set with `UPDATE_QUEUE` on the unchanged ring at full percentage (a
+/// driver failure is `HSA_STATUS_ERROR_OUT_OF_RESOURCES`, ROCr's answer).
+pub unsafe extern "C" fn hsa_amd_queue_set_priority(
+    queue: *mut c_void,
+    priority: c_enum,
+) -> hsa_status_t {
+    guard("hsa_amd_queue_set_priority", || {
+        use kfd::ioctl::{QueuePercentage, QueuePriority};
+        let c = ctx()?;
+        if queue.is_null() {
+            return Err(null("queue"));
+        }
+        let q = c.queue(queue as u64)?;
+        let prio = match priority {
+            0 => QueuePriority::MIN,
+            1 => QueuePriority::NORMAL,
+            crate::ffi::consts::HSA_AMD_QUEUE_PRIORITY_HIGH => QueuePriority::MAX,
+            _ => {
+                return Err(Error::invalid_argument(format!(
+                    "queue priority {priority}"
+                )));
+            }
+        };
+        let ring_bytes = q.queue.size() * 64;
+        // SAFETY: the queue's own ring, live while the entry is.
+        unsafe {
+            c.rt.driver().update_queue(
+                q.queue.kfd_queue_id(),
+                q.queue.base_address(),
+                ring_bytes,
+                QueuePercentage::FULL,
+                prio,
+            )
+        }
+        .map_err(|e| Error::new(Status::OutOfResources, format!("UPDATE_QUEUE: {e}")))?;
+        OK
+    })
+}
+
+/// The CU count of the queue's agent.
+fn cu_count(c: &crate::state::Ctx, q: &crate::state::QueueEntry) -> Result<u32, Error> {
+    let v = c.rt.agent_info(
+        q.queue.agent(),
+        runtime::info::AmdAgentInfo::ComputeUnitCount,
+    )?;
+    Ok(v.as_u64().unwrap_or(0) as u32)
+}
+
+/// `hsa_amd_queue_cu_set_mask`: bits past the agent's CUs are dropped
+/// (`HSA_STATUS_CU_MASK_REDUCED`, as ROCr); an empty mask restores every CU.
+pub unsafe extern "C" fn hsa_amd_queue_cu_set_mask(
+    queue: *const c_void,
+    num_cu_mask_count: u32,
+    cu_mask: *const u32,
+) -> hsa_status_t {
+    guard("hsa_amd_queue_cu_set_mask", || {
+        let c = ctx()?;
+        let q = c.queue(queue as u64)?;
+        if num_cu_mask_count != 0 && cu_mask.is_null() {
+            return Err(null("cu_mask"));
+        }
+        if num_cu_mask_count % 32 != 0 {
+            return Err(Error::invalid_argument(
+                "num_cu_mask_count is no multiple of 32",
+            ));
+        }
+        let n = cu_count(&c, &q)?;
+        let words = n.div_ceil(32) as usize;
+        let full = |i: usize| {
+            let left = n.saturating_sub(32 * i as u32);
+            if left >= 32 {
+                u32::MAX
+            } else {
+                (1u32 << left) - 1
+            }
+        };
+        // SAFETY: the caller's num_cu_mask_count / 32 words.
+        let given = unsafe { slice(cu_mask, (num_cu_mask_count / 32) as usize, "cu_mask") }?;
+        let (mask, reduced) = if given.is_empty() {
+            ((0..words).map(full).collect::<Vec<u32>>(), false)
+        } else {
+            let mut reduced = given.len() > words && given[words..].iter().any(|&w| w != 0);
+            let mask: Vec<u32> = (0..words)
+                .map(|i| {
+                    let w = given.get(i).copied().unwrap_or(0);
+                    reduced |= w & !full(i) != 0;
+                    w & full(i)
+                })
+                .collect();
+            (mask, reduced)
+        };
+        c.rt.driver()
+            .set_cu_mask(q.queue.kfd_queue_id(), &mask)
+            .map_err(|e| Error::driver("SET_CU_MASK", e))?;
+        *lock(&q.cu_mask) = if given.is_empty() { None } else { Some(mask) };
+        Ok(if reduced {
+            Status::CuMaskReduced as hsa_status_t
+        } else {
+            0
+        })
+    })
+}
+
+/// `hsa_amd_queue_cu_get_mask`: the mask in effect (every CU unless set),
+/// `num_cu_mask_count / 32` words.
+pub unsafe extern "C" fn hsa_amd_queue_cu_get_mask(
+    queue: *const c_void,
+    num_cu_mask_count: u32,
+    cu_mask: *mut u32,
+) -> hsa_status_t {
+    guard("hsa_amd_queue_cu_get_mask", || {
+        let c = ctx()?;
+        if cu_mask.is_null() {
+            return Err(null("cu_mask"));
+        }
+        let q = c.queue(queue as u64)?;
+        if num_cu_mask_count == 0 || num_cu_mask_count % 32 != 0 {
+            return Err(Error::invalid_argument(
+                "num_cu_mask_count is 0 or no multiple of 32",
+            ));
+        }
+        let n = cu_count(&c, &q)?;
+        let current = lock(&q.cu_mask).clone().unwrap_or_else(|| {
+            (0..n.div_ceil(32))
+                .map(|i| {
+                    let left = n - 32 * i;
+                    if left >= 32 {
+                        u32::MAX
+                    } else {
+                        (1u32 << left) - 1
+                    }
+                })
+                .collect()
+        });
+        for i in 0..(num_cu_mask_count / 32) as usize {
+            // SAFETY: the caller's num_cu_mask_count / 32 words.
+            unsafe {
+                cu_mask
+                    .add(i)
+                    .write_unaligned(current.get(i).copied().unwrap_or(0))
+            };
+        }
+        OK
+    })
+}
+
+/// `hsa_amd_memory_async_copy_rect`: one async copy per row (the runtime's
+/// SDMA or blit copies), all decrementing an internal signal set to the
+/// row count; when it reaches 0 the handler thread decrements
+/// `completion_signal` once. Offsets and range carry x in bytes, y and z in
+/// rows and slices. An empty range copies nothing and, as in ROCr, leaves
+/// the completion signal alone.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hsa_amd_memory_async_copy_rect(
+    dst: *const hsa_pitched_ptr_t,
+    dst_offset: *const hsa_dim3_t,
+    src: *const hsa_pitched_ptr_t,
+    src_offset: *const hsa_dim3_t,
+    range: *const hsa_dim3_t,
+    copy_agent: hsa_agent_t,
+    dir: c_enum,
+    num_dep_signals: u32,
+    dep_signals: *const hsa_signal_t,
+    completion_signal: hsa_signal_t,
+) -> hsa_status_t {
+    guard("hsa_amd_memory_async_copy_rect", || {
+        let c = ctx()?;
+        if dst.is_null()
+            || src.is_null()
+            || dst_offset.is_null()
+            || src_offset.is_null()
+            || range.is_null()
+        {
+            return Err(null("dst, src, an offset or range"));
+        }
+        if (num_dep_signals == 0) != dep_signals.is_null() {
+            return Err(Error::invalid_argument(
+                "num_dep_signals and dep_signals disagree",
+            ));
+        }
+        use crate::ffi::consts::{
+            HSA_DEVICE_TO_DEVICE, HSA_DEVICE_TO_HOST, HSA_HOST_TO_DEVICE, HSA_HOST_TO_HOST,
+        };
+        if dir == HSA_HOST_TO_HOST || dir > HSA_DEVICE_TO_DEVICE {
+            return Err(Error::invalid_argument(format!("copy direction {dir}")));
+        }
+        let gpu = agent_of(&c, copy_agent)?;
+        if !c.rt.agent(gpu)?.is_gpu() {
+            return Err(Error::new(
+                Status::InvalidAgent,
+                "the copy agent is not a GPU",
+            ));
+        }
+        let deps = signals(&c, num_dep_signals, dep_signals)?;
+        let done = c.signal(completion_signal.handle)?;
+        // SAFETY: non-NULL pointers to the caller's structs.
+        let (d, doff, s, soff, r) = unsafe {
+            (
+                dst.read_unaligned(),
+                dst_offset.read_unaligned(),
+                src.read_unaligned(),
+                src_offset.read_unaligned(),
+                range.read_unaligned(),
+            )
+        };
+        if r.x == 0 || r.y == 0 || r.z == 0 {
+            return OK;
+        }
+        let cpu =
+            c.rt.agents()
+                .find(|&a| c.rt.agent(a).is_ok_and(|r| !r.is_gpu()))
+                .ok_or_else(|| Error::new(Status::Error, "no CPU agent"))?;
+        let (dst_agent, src_agent) = match dir {
+            HSA_HOST_TO_DEVICE => (gpu, cpu),
+            HSA_DEVICE_TO_HOST => (cpu, gpu),
+            _ => (gpu, gpu),
+        };
+        let addr = |p: &hsa_pitched_ptr_t, o: &hsa_dim3_t, y: u32, z: u32| -> Result<u64, Error> {
+            let off = (u64::from(o.z) + u64::from(z))
+                .checked_mul(p.slice as u64)
+                .and_then(|a| {
+                    (u64::from(o.y) + u64::from(y))
+                        .checked_mul(p.pitch as u64)
+                        .and_then(|b| a.checked_add(b))
+                })
+                .and_then(|a| a.checked_add(u64::from(o.x)))
+                .ok_or_else(|| {
+                    Error::invalid_argument("the rectangle overflows the address space")
+                })?;
+            (p.base as u64)
+                .checked_add(off)
+                .ok_or_else(|| Error::invalid_argument("the rectangle overflows the address space"))
+        };
+        if u64::from(r.x) > d.pitch as u64 || u64::from(r.x) > s.pitch as u64 {
+            return Err(Error::invalid_argument("range.x exceeds a pitch"));
+        }
+        let deps: Vec<&Signal> = deps.iter().collect();
+        let mut segs = Vec::new();
+        for z in 0..r.z {
+            for y in 0..r.y {
+                let to = addr(&d, &doff, y, z)?;
+                let from = addr(&s, &soff, y, z)?;
+                segs.extend(split_at_blocks(&c, to, from, u64::from(r.x)));
+            }
+        }
+        // SAFETY: the caller keeps both rectangles for the copy until the
+        // completion signal is decremented (the API's contract).
+        unsafe { submit_segments(&c, &segs, dst_agent, src_agent, &deps, done) }?;
+        OK
+    })
+}
+
+/// ROCr's `GpuAgent::TranslateTime`: a GPU clock tick in the system
+/// domain (`HSA_SYSTEM_INFO_TIMESTAMP` ticks), by the line through the
+/// clock counters sampled at `hsa_init` and now.
+fn translate_time(c: &crate::state::Ctx, gpu_id: u32, tick: u64) -> Result<u64, Error> {
+    let t0 = c
+        .clock_t0
+        .get(&gpu_id)
+        .ok_or_else(|| Error::new(Status::Error, "no clock counters sampled for this GPU"))?;
+    let t1 =
+        c.rt.driver()
+            .clock_counters(gpu_id)
+            .map_err(|e| Error::driver("GET_CLOCK_COUNTERS", e))?;
+    let gpu = t1.gpu_clock_counter.wrapping_sub(t0.gpu_clock_counter);
+    let sys = t1
+        .system_clock_counter
+        .wrapping_sub(t0.system_clock_counter);
+    if gpu == 0 {
+        return Err(Error::new(
+            Status::Error,
+            "the GPU clock did not advance since hsa_init",
+        ));
+    }
+    let ratio = sys as f64 / gpu as f64;
+    let delta = tick.wrapping_sub(t1.gpu_clock_counter) as i64;
+    Ok(t1
+        .system_clock_counter
+        .wrapping_add_signed((ratio * delta as f64) as i64))
+}
+
+fn gpu_id_of(c: &crate::state::Ctx, agent: hsa_agent_t) -> Result<u32, Error> {
+    let a = agent_of(c, agent)?;
+    let r = c.rt.agent(a)?;
+    if !r.is_gpu() {
+        return Err(Error::new(Status::InvalidAgent, "not a GPU agent"));
+    }
+    Ok(r.gpu_id)
+}
+
+/// `hsa_amd_profiling_set_profiler_enabled`: the queue's
+/// `AMD_QUEUE_PROPERTIES_ENABLE_PROFILING` bit; the packet processor then
+/// writes each completion signal's `start_ts` / `end_ts`.
+pub unsafe extern "C" fn hsa_amd_profiling_set_profiler_enabled(
+    queue: *mut c_void,
+    enable: c_int,
+) -> hsa_status_t {
+    guard("hsa_amd_profiling_set_profiler_enabled", || {
+        let c = ctx()?;
+        let q = c.queue(queue as u64)?;
+        let at = q.queue.address() as usize
+            + core::mem::offset_of!(aql::queue::AmdQueue, queue_properties);
+        // SAFETY: the live queue's amd_queue_t, CPU-mapped while the entry
+        // lives; the word is 4-byte aligned and shared with the packet
+        // processor, hence atomic.
+        let props = unsafe { &*(at as *const core::sync::atomic::AtomicU32) };
+        let bit = aql::queue::AmdQueueProperties::ENABLE_PROFILING.bits();
+        if enable != 0 {
+            props.fetch_or(bit, core::sync::atomic::Ordering::AcqRel);
+        } else {
+            props.fetch_and(!bit, core::sync::atomic::Ordering::AcqRel);
+        }
+        OK
+    })
+}
+
+/// `hsa_amd_profiling_get_dispatch_time`: the completion signal's
+/// `start_ts` / `end_ts`, in the system domain.
+pub unsafe extern "C" fn hsa_amd_profiling_get_dispatch_time(
+    agent: hsa_agent_t,
+    signal: hsa_signal_t,
+    time: *mut hsa_amd_profiling_dispatch_time_t,
+) -> hsa_status_t {
+    guard("hsa_amd_profiling_get_dispatch_time", || {
+        let c = ctx()?;
+        if time.is_null() {
+            return Err(null("time"));
+        }
+        let id = gpu_id_of(&c, agent)?;
+        let s = c.signal(signal.handle)?;
+        // amd_signal_t: start_ts at 32, end_ts at 40.
+        // SAFETY: the live signal's 64-byte amd_signal_t (held by `s`).
+        let (start, end) = unsafe {
+            let base = s.handle() as *const u64;
+            (base.add(4).read_volatile(), base.add(5).read_volatile())
+        };
+        let t = hsa_amd_profiling_dispatch_time_t {
+            start: translate_time(&c, id, start)?,
+            end: translate_time(&c, id, end)?,
+        };
+        // SAFETY: non-NULL.
+        unsafe { put(time, t, "time") }?;
+        OK
+    })
+}
+
+/// `hsa_amd_profiling_convert_tick_to_system_domain`.
+pub unsafe extern "C" fn hsa_amd_profiling_convert_tick_to_system_domain(
+    agent: hsa_agent_t,
+    agent_tick: u64,
+    system_tick: *mut u64,
+) -> hsa_status_t {
+    guard("hsa_amd_profiling_convert_tick_to_system_domain", || {
+        let c = ctx()?;
+        if system_tick.is_null() {
+            return Err(null("system_tick"));
+        }
+        let id = gpu_id_of(&c, agent)?;
+        let t = translate_time(&c, id, agent_tick)?;
+        // SAFETY: non-NULL.
+        unsafe { put(system_tick, t, "system_tick") }?;
+        OK
+    })
+}
+
+/// A call this runtime does not implement: the context check, then `status`.
+fn unimplemented(name: &str, status: Status) -> Result<hsa_status_t, Error> {
+    ctx()?;
+    Err(Error::new(status, format!("{name} is not implemented")))
+}
+
+macro_rules! not_implemented {
+    ($($(#[$m:meta])* fn $name:ident($($a:ident: $t:ty),* $(,)?) => $status:ident;)*) => {$(
+        $(#[$m])*
+        pub unsafe extern "C" fn $name($($a: $t),*) -> hsa_status_t {
+            $(let _ = $a;)*
+            guard(stringify!($name), || unimplemented(stringify!($name), Status::$status))
+        }
+    )*};
+}
+
+not_implemented! {
+    /// `hsa_amd_coherency_set_type`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_coherency_set_type(agent: hsa_agent_t, type_: c_enum) => Error;
+    /// `hsa_amd_profiling_async_copy_enable`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_profiling_async_copy_enable(enable: bool) => Error;
+    /// `hsa_amd_profiling_get_async_copy_time`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_profiling_get_async_copy_time(signal: hsa_signal_t, time: *mut hsa_amd_profiling_async_copy_time_t) => Error;
+    /// `hsa_amd_memory_pool_can_migrate`: ROCr 5.2.3's answer, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`.
+    fn hsa_amd_memory_pool_can_migrate(src: hsa_amd_memory_pool_t, dst: hsa_amd_memory_pool_t, result: *mut bool) => OutOfResources;
+    /// `hsa_amd_memory_migrate`: ROCr 5.2.3's answer, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`.
+    fn hsa_amd_memory_migrate(ptr: *const c_void, pool: hsa_amd_memory_pool_t, flags: u32) => OutOfResources;
+    /// `hsa_amd_interop_map_buffer`: no graphics interop (`HSA_STATUS_ERROR`).
+    fn hsa_amd_interop_map_buffer(num_agents: u32, agents: *mut hsa_agent_t, interop_handle: c_int, flags: u32, size: *mut usize, ptr: *mut *mut c_void, metadata_size: *mut usize, metadata: *mut *const c_void) => Error;
+    /// `hsa_amd_interop_unmap_buffer`: no graphics interop (`HSA_STATUS_ERROR`).
+    fn hsa_amd_interop_unmap_buffer(ptr: *mut c_void) => Error;
+    /// `hsa_amd_ipc_memory_create`: no IPC (`HSA_STATUS_ERROR`).
+    fn hsa_amd_ipc_memory_create(ptr: *mut c_void, len: usize, handle: *mut hsa_amd_ipc_memory_t) => Error;
+    /// `hsa_amd_ipc_memory_attach`: no IPC (`HSA_STATUS_ERROR`).
+    fn hsa_amd_ipc_memory_attach(handle: *const hsa_amd_ipc_memory_t, len: usize, num_agents: u32, mapping_agents: *const hsa_agent_t, mapped_ptr: *mut *mut c_void) => Error;
+    /// `hsa_amd_ipc_memory_detach`: no IPC (`HSA_STATUS_ERROR`).
+    fn hsa_amd_ipc_memory_detach(mapped_ptr: *mut c_void) => Error;
+    /// `hsa_amd_ipc_signal_create`: no IPC (`HSA_STATUS_ERROR`).
+    fn hsa_amd_ipc_signal_create(signal: hsa_signal_t, handle: *mut hsa_amd_ipc_signal_t) => Error;
+    /// `hsa_amd_ipc_signal_attach`: no IPC (`HSA_STATUS_ERROR`).
+    fn hsa_amd_ipc_signal_attach(handle: *const hsa_amd_ipc_signal_t, signal: *mut hsa_signal_t) => Error;
+    /// `hsa_amd_register_system_event_handler`: not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_register_system_event_handler(callback: system_event_cb, data: *mut c_void) => Error;
+    /// `hsa_amd_svm_attributes_set`: no SVM (`HSA_STATUS_ERROR`).
+    fn hsa_amd_svm_attributes_set(ptr: *mut c_void, size: usize, attribute_list: *mut hsa_amd_svm_attribute_pair_t, attribute_count: usize) => Error;
+    /// `hsa_amd_svm_attributes_get`: no SVM (`HSA_STATUS_ERROR`).
+    fn hsa_amd_svm_attributes_get(ptr: *mut c_void, size: usize, attribute_list: *mut hsa_amd_svm_attribute_pair_t, attribute_count: usize) => Error;
+    /// `hsa_amd_queue_intercept_create` (API table only, not exported by ROCr 5.2.3): not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_queue_intercept_create(agent: hsa_agent_t, size: u32, type_: c_enum, callback: queue_error_cb, data: *mut c_void, private_segment_size: u32, group_segment_size: u32, queue: *mut *mut c_void) => Error;
+    /// `hsa_amd_queue_intercept_register` (API table only): not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_queue_intercept_register(queue: *mut c_void, callback: *const c_void, user_data: *mut c_void) => Error;
+    /// `hsa_amd_runtime_queue_create_register` (API table only): not implemented (`HSA_STATUS_ERROR`).
+    fn hsa_amd_runtime_queue_create_register(callback: *const c_void, user_data: *mut c_void) => Error;
+    /// `hsa_amd_svm_prefetch_async`: no SVM (`HSA_STATUS_ERROR`).
+    fn hsa_amd_svm_prefetch_async(ptr: *mut c_void, size: usize, agent: hsa_agent_t, num_dep_signals: u32, dep_signals: *const hsa_signal_t, completion_signal: hsa_signal_t) => Error;
+}

@@ -1,0 +1,69 @@
+//! C programs compiled with gcc against Debian's ROCr 5.2.3 headers (not
+//! ours), linked against this library, running clang-built kernels on the
+//! software GPU: `tests/c/dispatch.c` (vector add, a barrier-AND/OR chain
+//! across two queues, interrupt signals, an async copy, an async handler,
+//! handle validation), `tests/c/threads.c` (8 threads creating queues,
+//! dispatching and destroying them concurrently) and `tests/c/extensions.c`
+//! (the AMD loader extension 1.00..1.03 over a loaded executable, the
+//! images, finalizer and aqlprofile tables) and `tests/c/amd_extras.c` (CU
+//! masks, GPU-only signals, wait-any, dispatch profiling, rectangle
+//! copies, pointer info with user data,
+//! deallocation callbacks, locked memory, async functions) and
+//! `tests/c/misc.c` (ISAs by name, compatibility, the deprecated code
+//! object path, symbol iteration, signal groups and operations,
+//! `hsa_memory_copy`, soft queues, queue error callbacks, init reference
+//! counting).
+
+mod common;
+
+use common::{gcc, kernels, on_ours, run_ok};
+
+#[test]
+fn dispatch_chain_copy_and_handler() {
+    let prog = gcc("dispatch", &["dispatch.c"], &[]);
+    let out = run_ok(on_ours(&prog).arg(kernels()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout
+            .contains("dispatch: vector add, barrier AND/OR chain, async copy, async handler: ok"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn eight_threads_create_dispatch_destroy() {
+    let prog = gcc("threads", &["threads.c"], &["-lpthread"]);
+    let out = run_ok(on_ours(&prog).arg(kernels()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("threads: 8 threads x 4 rounds"), "{stdout}");
+}
+
+#[test]
+fn extension_tables_loader_images_finalizer() {
+    let prog = gcc("extensions", &["extensions.c"], &[]);
+    let out = run_ok(on_ours(&prog).arg(kernels()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("extensions: loader 1.00-1.03, images, finalizer, aqlprofile: ok"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn amd_extras_cu_masks_pointer_info_deallocation_callbacks() {
+    let prog = gcc("amd_extras", &["amd_extras.c"], &[]);
+    let out = run_ok(on_ours(&prog).arg(kernels()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("amd extras: cu masks, gpu-only signal, wait any, profiling, rect copies, pointer info, deallocation callbacks, overlapping locks, async function: ok"), "{stdout}");
+}
+
+#[test]
+fn misc_isas_code_objects_signal_groups_init_counting() {
+    let prog = gcc("misc", &["misc.c"], &[]);
+    let out = run_ok(on_ours(&prog).arg(kernels()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("misc: isas, code objects, symbols, signal groups, signal ops, memory copy, soft queues, queue errors, init counting: ok"),
+        "{stdout}"
+    );
+}
