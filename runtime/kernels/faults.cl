@@ -9,3 +9,7 @@ kernel void trap_now(void) { __builtin_trap(); }
 // A word that is no GFX9 instruction (llvm-mc-19: "invalid instruction
 // encoding"): the queue stops with the illegal-instruction code.
 kernel void illegal(void) { __asm__ volatile(".long 0xffffffff"); }
+
+// Stores to the address given by value (no buffer): an unmapped one is a
+// memory fault at that address (`hsa run ... --arg u64:ADDRESS`).
+kernel void store_at(ulong address) { *(global uint *)address = 1; }

@@ -442,6 +442,7 @@ impl Runtime {
         }
         let engine = self.engine_for(gpu, &s, &d);
         let deps: Vec<u64> = deps.iter().map(|d| d.handle()).collect();
+        self.core.profiling.copied_by(completion.handle(), gpu);
         self.submit_copy(engine, gpu, dst, src, size, &deps, completion)?;
         Ok(engine)
     }
@@ -467,13 +468,18 @@ impl Runtime {
                 // SAFETY: as above, its event id at +24.
                 let id = unsafe { core::ptr::read_volatile((h + 24) as *const u32) };
                 let event = (mailbox != 0).then_some((mailbox, id));
-                q.submit(&sdma::copy_command(dst, src, size, deps, h, event))?;
+                let profile = self.core.profiling.async_copy_enabled();
+                q.submit(&sdma::copy_command(dst, src, size, deps, h, event, profile))?;
                 Ok(None)
             }
             CopyEngine::BlitKernel => {
                 let b = self.blit(gpu)?;
                 let plan = blit::plan_copy(dst, src, size, b.max_workitems)
                     .map_err(|e| Error::invalid_argument(e.to_string()))?;
+                // The packet processor writes the copy kernel's start and
+                // end into the completion signal when the internal queue
+                // profiles (ROCr's BlitKernel with profiling on).
+                self.set_profiler_enabled(&b.queue, self.core.profiling.async_copy_enabled())?;
                 b.submit(deps, &plan, completion.handle())?;
                 Ok(Some(b))
             }

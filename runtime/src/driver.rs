@@ -72,6 +72,39 @@ impl Mapped {
     }
 }
 
+/// Unmaps a mapping the runtime made itself when dropped.
+struct Munmap(NonNull<u8>, usize);
+
+impl Drop for Munmap {
+    fn drop(&mut self) {
+        // SAFETY: the mapping `Mapped::own` was given, which nothing uses
+        // once its `Mapped` is dropped.
+        let _ = unsafe { rustix::mm::munmap(self.0.as_ptr().cast(), self.1) };
+    }
+}
+
+// SAFETY: only the address and length, used once in `drop`.
+unsafe impl Send for Munmap {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for Munmap {}
+
+impl Mapped {
+    /// A mapping of `len` bytes at `ptr` that the runtime made itself (an
+    /// `mmap` of a dma-buf), unmapped when dropped.
+    ///
+    /// # Safety
+    ///
+    /// `ptr..ptr + len` is a mapping of the caller's that nothing else
+    /// unmaps.
+    pub(crate) unsafe fn own(ptr: NonNull<u8>, len: usize) -> Self {
+        Self {
+            ptr,
+            len,
+            _keep: Box::new(Munmap(ptr, len)),
+        }
+    }
+}
+
 impl core::fmt::Debug for Mapped {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Mapped")
@@ -179,6 +212,16 @@ pub trait Driver: Send + Sync + 'static {
     fn available_memory(&self, gpu_id: u32) -> kfd::Result<u64>;
     /// `SET_CU_MASK`.
     fn set_cu_mask(&self, queue_id: u32, mask: &[u32]) -> kfd::Result<()>;
+    /// `EXPORT_DMABUF`: a dma-buf descriptor of buffer `handle`.
+    fn export_dmabuf(&self, handle: u64) -> kfd::Result<std::os::fd::OwnedFd>;
+    /// `IMPORT_DMABUF`: the dma-buf `fd` as a buffer of GPU `gpu_id` at
+    /// `va`; returns its handle.
+    fn import_dmabuf(
+        &self,
+        fd: std::os::fd::BorrowedFd<'_>,
+        gpu_id: u32,
+        va: u64,
+    ) -> kfd::Result<u64>;
 }
 
 /// [`Driver`] over `Kfd<D>`.
@@ -364,6 +407,19 @@ impl<D: KfdDevice> Driver for KfdDriver<D> {
 
     fn available_memory(&self, gpu_id: u32) -> kfd::Result<u64> {
         self.kfd.available_memory(gpu_id)
+    }
+
+    fn export_dmabuf(&self, handle: u64) -> kfd::Result<std::os::fd::OwnedFd> {
+        self.kfd.export_dmabuf(handle)
+    }
+
+    fn import_dmabuf(
+        &self,
+        fd: std::os::fd::BorrowedFd<'_>,
+        gpu_id: u32,
+        va: u64,
+    ) -> kfd::Result<u64> {
+        self.kfd.import_dmabuf(fd, gpu_id, va)
     }
 
     fn set_cu_mask(&self, queue_id: u32, mask: &[u32]) -> kfd::Result<()> {

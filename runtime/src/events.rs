@@ -85,6 +85,8 @@ pub struct MemoryFault {
     pub no_execute: bool,
     /// The address is not exact.
     pub imprecise: bool,
+    /// `KFD_MEM_ERR_*`: 0, or the RAS error behind the fault.
+    pub error_type: u32,
 }
 
 /// Counters of the event machinery (diagnostics and tests).
@@ -163,6 +165,8 @@ pub(crate) struct Events {
     threads: Mutex<Vec<JoinHandle<()>>>,
     counters: Counters,
     last_fault: Mutex<Option<MemoryFault>>,
+    /// `hsa_amd_register_system_event_handler`'s handlers.
+    pub(crate) system: crate::system_events::SystemEvents,
     pending: Mutex<Vec<Handler>>,
     /// Bumped to wake the async-handler thread (new handler, stop).
     control: Box<SignalStorage>,
@@ -183,6 +187,7 @@ impl Default for Events {
             threads: Mutex::default(),
             counters: Counters::default(),
             last_fault: Mutex::default(),
+            system: Default::default(),
             pending: Mutex::default(),
             control: Box::new(SignalStorage::new(0)),
         }
@@ -581,6 +586,7 @@ fn handle_fired(core: &Arc<Core>, list: &[raw::EventData], memory: Option<u32>, 
                         read_only: m.failure.read_only != 0,
                         no_execute: m.failure.no_execute != 0,
                         imprecise: m.failure.imprecise != 0,
+                        error_type: m.error_type,
                     });
                 }
                 continue;
@@ -619,6 +625,9 @@ fn handle_fired(core: &Arc<Core>, list: &[raw::EventData], memory: Option<u32>, 
     if let Some(f) = fault {
         ev.counters.memory_faults.fetch_add(1, Ordering::Relaxed);
         *lock(&ev.last_fault) = Some(f);
+        // ROCr's VMFaultHandler: the system event handlers, else its
+        // message (and, for the C drop-in, abort).
+        crate::system_events::memory_fault(core, &f);
         fault_queues(core, f.gpu_id, FAULT_STATUS);
     }
     if let Some(gpu_id) = hw_fault {

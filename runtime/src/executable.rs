@@ -33,10 +33,10 @@ use loader_core::ErrorKind;
 use loader_core::bundle::{Container, FatbinBundles, OffloadBundle, hip_fatbin_section};
 use loader_core::elf::{ElfFile, SHF_WRITE, STB_GLOBAL};
 use loader_core::load::{AgentMemory, LoadError, MemoryError, MemoryOp};
-use loader_core::metadata::ValueKind;
 use loader_core::target::TargetId;
 
 use crate::agent::Agent;
+use crate::kernarg::{KernargError, KernargLayout};
 use crate::memory::PoolKind;
 use crate::status::{Error, Result, Status};
 use crate::system::{Core, Runtime};
@@ -396,23 +396,6 @@ impl CodeObjectReader {
     }
 }
 
-/// One kernel argument, as the code object's metadata describes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ArgInfo {
-    /// `.name`.
-    pub name: Option<String>,
-    /// `.type_name`.
-    pub type_name: Option<String>,
-    /// `.offset` in the kernarg segment.
-    pub offset: u32,
-    /// `.size`.
-    pub size: u32,
-    /// `.value_kind`.
-    pub kind: ValueKind,
-    /// `.pointee_align` (dynamic shared pointers).
-    pub pointee_align: Option<u32>,
-}
-
 /// A kernel symbol of an executable (`HSA_EXECUTABLE_SYMBOL_INFO_*`).
 #[derive(Debug, Clone)]
 pub struct KernelSymbol {
@@ -434,8 +417,11 @@ pub struct KernelSymbol {
     pub dynamic_callstack: bool,
     /// Wavefront size.
     pub wavefront_size: u8,
-    /// Every argument, explicit and hidden, in metadata order.
-    pub args: Vec<ArgInfo>,
+    /// The kernarg layout read from the metadata at load time (explicit
+    /// and hidden arguments, checked), or why it could not be read: a
+    /// dispatch of the kernel then fails with that error. A kernel without
+    /// metadata has no arguments.
+    pub layout: core::result::Result<KernargLayout, KernargError>,
 }
 
 /// A variable symbol.
@@ -1206,28 +1192,24 @@ impl Executable {
             let k = k.map_err(|e| {
                 Error::new(Status::InvalidCodeObject, format!("kernel symbol: {e}"))
             })?;
-            let mut args = Vec::new();
-            if let Some(md) = md {
-                let md_err = |e: loader_core::Error| {
-                    Error::new(
-                        Status::InvalidCodeObject,
-                        format!("metadata of {}: {e}", k.name),
-                    )
-                };
-                if let Some(mk) = md.kernel(k.name).map_err(md_err)? {
-                    for a in mk.args() {
-                        let a = a.map_err(md_err)?;
-                        args.push(ArgInfo {
-                            name: a.name.map(str::to_string),
-                            type_name: a.type_name.map(str::to_string),
-                            offset: a.offset,
-                            size: a.size,
-                            kind: a.value_kind,
-                            pointee_align: a.pointee_align,
-                        });
-                    }
-                }
-            }
+            let layout = match md {
+                Some(md) => match md.kernel(k.name) {
+                    Ok(Some(mk)) => KernargLayout::from_metadata(&mk),
+                    Ok(None) => Ok(KernargLayout::without_metadata(
+                        k.name,
+                        k.kernarg_segment_size,
+                        k.kernarg_segment_align,
+                        k.group_segment_size,
+                    )),
+                    Err(e) => Err(KernargError::Metadata(e)),
+                },
+                None => Ok(KernargLayout::without_metadata(
+                    k.name,
+                    k.kernarg_segment_size,
+                    k.kernarg_segment_align,
+                    k.group_segment_size,
+                )),
+            };
             let full_name = format!("{}.kd", k.name);
             let (module_name, name) = split_name(&full_name);
             symbols.push(SymbolRecord {
@@ -1247,7 +1229,7 @@ impl Executable {
                     private_segment_size: k.private_segment_size,
                     dynamic_callstack: k.uses_dynamic_stack,
                     wavefront_size: k.wavefront_size,
-                    args,
+                    layout,
                 })),
             });
         }

@@ -382,6 +382,33 @@ impl KernargLayout {
         })
     }
 
+    /// The layout of a kernel whose code object has no metadata (a stripped
+    /// object): no arguments the runtime knows of, the segment size and
+    /// alignment of the kernel descriptor, and the largest work-group
+    /// AMDGPUUsage allows when `.max_flat_workgroup_size` is absent (1024).
+    pub fn without_metadata(
+        kernel: &str,
+        segment_size: u32,
+        segment_align: u32,
+        group_segment_fixed_size: u32,
+    ) -> Self {
+        Self {
+            kernel: kernel.to_owned(),
+            segment_size,
+            segment_align: if segment_align.is_power_of_two() {
+                segment_align
+            } else {
+                16
+            },
+            group_segment_fixed_size,
+            max_flat_workgroup_size: 1024,
+            reqd_workgroup_size: None,
+            uniform_work_group_size: false,
+            explicit: Vec::new(),
+            hidden: Vec::new(),
+        }
+    }
+
     /// The alignment the kernarg allocation needs: the metadata's, and at
     /// least 16 (AMDGPUUsage "Kernel Dispatch": "It must be at least 16-byte
     /// aligned").
@@ -419,6 +446,11 @@ pub struct Geometry {
 }
 
 impl Geometry {
+    /// A 1D dispatch of `grid` work-items in work-groups of `workgroup`.
+    pub fn linear(grid: u32, workgroup: u16) -> Self {
+        Self::new([grid, 1, 1], [workgroup, 1, 1])
+    }
+
     /// A geometry with the fewest dimensions that hold `grid` and
     /// `workgroup` (the last dimension whose grid or work-group size is not
     /// 1), and no dynamic LDS.

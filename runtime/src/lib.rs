@@ -8,16 +8,21 @@
 //! - [`agent`]: CPU and GPU agents from the topology;
 //! - [`info`]: the attributes of the system, agents, ISAs, pools and regions;
 //! - [`memory`]: pools, allocation, access, copies;
+//! - [`ipc`]: memory shared with another process;
+//! - [`vmem`]: reserved address ranges, physical handles, mappings;
 //! - [`signal`]: signals in GPU-visible memory (interrupt and default);
 //! - [`events`]: KFD events, the event thread, async signal handlers;
+//! - [`system_events`]: GPU memory faults to system event handlers;
 //! - [`queue`]: AQL queues, scratch, queue errors;
+//! - [`scratch`]: queue scratch sizing and the per-GPU scratch cache;
 //! - [`executable`]: code objects loaded for an agent, symbols;
 //! - [`dispatch`]: kernarg segments and kernel dispatch;
 //! - [`kernarg`]: kernarg layouts from the metadata, every hidden argument;
 //! - [`argspec`]: the `hsa run --arg` syntax;
 //! - [`blit`]: the copy and fill kernels (OpenCL C, `runtime/blit/`);
 //! - [`copy`]: async copies, `hsa_memory_copy`, fills, pointer info;
-//! - [`sdma`]: the SDMA queue client.
+//! - [`sdma`]: the SDMA queue client;
+//! - [`profiling`]: dispatch and async-copy timestamps in the system clock.
 //!
 //! The `hsa` binary (`src/bin/hsa`) is the project's command-line tool.
 #![deny(unsafe_code)]
@@ -31,13 +36,18 @@ pub mod driver;
 pub mod events;
 pub mod executable;
 pub mod info;
+pub mod ipc;
 pub mod kernarg;
 pub mod memory;
+pub mod profiling;
 pub mod queue;
+pub mod scratch;
 pub mod sdma;
 pub mod signal;
 pub mod status;
 pub mod system;
+pub mod system_events;
+pub mod vmem;
 
 pub use agent::{Agent, AgentRecord, DeviceType};
 pub use copy::{CopyEngine, InitOptions, PointerInfo, PointerType};

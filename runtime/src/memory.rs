@@ -235,7 +235,7 @@ pub(crate) struct Allocations {
 
 /// Reserves `size` bytes of address space aligned to `align` (a power of
 /// two, at least a page): `PROT_NONE`, no swap reserved.
-fn reserve(size: u64, align: u64) -> Result<u64> {
+pub(crate) fn reserve(size: u64, align: u64) -> Result<u64> {
     let oom = || {
         Error::new(
             Status::OutOfResources,
@@ -270,7 +270,7 @@ fn reserve(size: u64, align: u64) -> Result<u64> {
 }
 
 /// Gives back a reservation made by [`reserve`].
-fn unreserve(start: u64, size: usize) {
+pub(crate) fn unreserve(start: u64, size: usize) {
     // SAFETY: `start..start + size` is a reservation of ours that nothing
     // uses any more (its mappings were dropped first).
     let _ = unsafe { rustix::mm::munmap(start as *mut _, size) };
@@ -414,7 +414,7 @@ impl Allocations {
         Ok(va)
     }
 
-    fn insert(&self, va: u64, b: Block) {
+    pub(crate) fn insert(&self, va: u64, b: Block) {
         self.lock().insert(va, b);
     }
 

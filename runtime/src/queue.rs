@@ -4,11 +4,14 @@
 //! (CWSR) area sized from the topology, `AMDKFD_IOC_CREATE_QUEUE`, then the
 //! doorbell page mapped. Scratch follows ROCr's handshake: when a dispatch
 //! needs more private memory than the queue has, the packet processor
-//! stops the queue with code 1 (`INSUFFICIENT_SCRATCH`) in its
-//! `queue_inactive_signal`; the runtime's queue monitor grows the scratch,
-//! rewrites the queue's scratch fields and stores 0, and the packet
-//! processor retries. Any other code is a queue error: the queue stays
-//! stopped and its error callback hears ROCr's status for that code.
+//! stops the queue with code 1 (`INSUFFICIENT_SCRATCH`; bit 0x400 for a
+//! wave32 dispatch) in its `queue_inactive_signal`, its read index still on
+//! the stalled packet; the runtime's queue monitor reads that packet, sizes
+//! the scratch for it ([`crate::scratch`]), gives the old scratch back to
+//! the GPU's scratch cache, takes the new one, rewrites the queue's scratch
+//! fields and stores 0, and the packet processor retries. Code 512 hands a
+//! use-once (large) scratch back. Any other code is a queue error: the queue
+//! stays stopped and its error callback hears ROCr's status for that code.
 
 #![allow(unsafe_code)]
 
@@ -16,6 +19,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, Weak};
 
 use aql::doorbell::MmioDoorbell;
+use aql::packet::KernelDispatchPacket;
 use aql::queue::{AmdQueue, PacketSlot, Ring};
 use aql::{PacketHeader, SignalHandle};
 use kfd::QueueDesc;
@@ -26,6 +30,7 @@ use signal_core::{Condition, LoadOrder, StoreOrder};
 use crate::agent::Agent;
 use crate::driver::Mapped;
 use crate::memory::PoolKind;
+use crate::scratch::{ScratchBlock, ScratchGeometry, ScratchRequest};
 use crate::signal::{Signal, SignalKind};
 use crate::status::{Error, Result, Status};
 use crate::system::Core;
@@ -44,8 +49,21 @@ pub enum QueueKind {
 pub type ErrorCallback = Box<dyn Fn(Status, u64) + Send + Sync>;
 
 /// Scratch per work-item the queue starts with, when the caller gives no
-/// private segment hint (bytes, wave64 lane).
+/// private segment hint: ROCr's default for a base-profile (dGPU) agent.
 const DEFAULT_SCRATCH_LANE: u32 = 0;
+
+/// `AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE` (`amd_hsa_queue.h`, bit 4).
+const USE_SCRATCH_ONCE: u32 = 1 << 4;
+
+/// The queue error codes of the scratch handshake.
+mod scratch_code {
+    /// Insufficient scratch for a wave64 dispatch.
+    pub const INSUFFICIENT: u64 = 1;
+    /// Insufficient scratch for a wave32 dispatch.
+    pub const INSUFFICIENT_WAVE32: u64 = 0x400;
+    /// The use-once scratch of the last dispatch is free again.
+    pub const RECLAIM: u64 = 512;
+}
 
 /// The legacy queue error codes (`amd_aql_queue.cpp`) and the status ROCr
 /// reports for each.
@@ -67,14 +85,12 @@ pub fn status_of_code(code: u64) -> Status {
         .map_or(Status::Error, |&(_, s)| s)
 }
 
-/// The queue's scratch: where, how big, bytes per wave64 lane.
+/// The queue's scratch: the block it holds and what it was sized for.
 #[derive(Debug, Clone, Copy, Default)]
 struct Scratch {
-    va: u64,
-    /// Bytes of backing memory.
-    #[allow(dead_code)]
-    bytes: u64,
-    lane_bytes: u32,
+    block: ScratchBlock,
+    size_per_thread: u64,
+    lanes: u32,
 }
 
 pub(crate) struct QueueInner {
@@ -90,6 +106,7 @@ pub(crate) struct QueueInner {
     doorbell_signal: u64,
     eop_va: u64,
     cwsr_va: u64,
+    scratch_geometry: ScratchGeometry,
     scratch: Mutex<Scratch>,
     pub(crate) inactive: Signal,
     callback: Option<ErrorCallback>,
@@ -269,6 +286,7 @@ impl Queue {
                 doorbell_signal,
                 eop_va,
                 cwsr_va,
+                scratch_geometry: ScratchGeometry::of(&node),
                 scratch: Mutex::new(Scratch::default()),
                 inactive,
                 callback,
@@ -285,8 +303,21 @@ impl Queue {
         } else {
             private_segment_size
         };
+        if want > crate::scratch::MAX_PRIVATE_SEGMENT_HINT {
+            return Err(Error::new(
+                Status::OutOfResources,
+                format!(
+                    "private segment hint {want} bytes exceeds the {} a queue can start with",
+                    crate::scratch::MAX_PRIVATE_SEGMENT_HINT
+                ),
+            ));
+        }
         if want > 0 {
-            inner.grow_scratch(want)?;
+            // ROCr's queue-creation scratch: every slot of every CU.
+            let g = inner.scratch_geometry;
+            let slots = u64::from(g.cus) * u64::from(g.slots_per_cu);
+            let req = ScratchRequest::new(&g, want, 64, Some(slots))?;
+            inner.set_scratch(&req)?;
         }
         core.register_queue(&inner);
         // The queue monitor (ROCr's `DynamicQueueEventsHandler`): runs on
@@ -415,6 +446,12 @@ impl Queue {
         }
     }
 
+    /// The scratch block the queue holds now (address 0 and size 0 when
+    /// it has none).
+    pub fn scratch(&self) -> ScratchBlock {
+        self.inner.scratch_block()
+    }
+
     /// The error the queue stopped with, if any.
     pub fn error(&self) -> Option<Status> {
         *self.inner.error.lock().unwrap_or_else(|p| p.into_inner())
@@ -449,45 +486,87 @@ impl QueueInner {
         Ok(())
     }
 
-    /// Gives the queue scratch for `lane_bytes` per wave64 lane (at least),
-    /// for every wave the GPU can hold, and writes the queue's scratch
-    /// fields as ROCr does for GFX9 (`InitScratchSRD`).
-    pub(crate) fn grow_scratch(&self, lane_bytes: u32) -> Result<()> {
+    /// Gives the queue the scratch `req` asks for: the old block goes back
+    /// to the GPU's cache, a new one is taken from it (or allocated), and
+    /// the queue's scratch fields are written as ROCr's `InitScratchSRD`
+    /// does for GFX9. A large block sets the queue's `USE_SCRATCH_ONCE`.
+    pub(crate) fn set_scratch(&self, req: &ScratchRequest) -> Result<()> {
         let mut s = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
-        if lane_bytes <= s.lane_bytes {
-            return Ok(());
-        }
-        let lane = lane_bytes.next_multiple_of(1024).max(1024);
-        // compute_tmpring_size.WAVESIZE holds a wave's scratch in KiB in 13
-        // bits: at most 8191 KiB a wave, 127 KiB a wave64 lane.
-        if u64::from(lane) * 64 / 1024 > 0x1fff {
-            return Err(Error::new(
-                Status::OutOfResources,
-                format!(
-                    "{lane_bytes} bytes of scratch per work-item exceed what a GFX9 wave can address"
-                ),
-            ));
-        }
-        let amd = self.amd();
-        let waves = (amd.max_cu_id + 1) * (amd.max_wave_id + 1);
-        // compute_tmpring_size.WAVES is 12 bits.
-        let waves = waves.min(0xfff);
-        let wave_bytes = u64::from(lane) * 64;
-        let bytes = wave_bytes * u64::from(waves);
-        let va = self.core.allocate_on(self.gpu_id, PoolKind::Vram, bytes)?;
-        let old = *s;
+        let cache = &self.core.scratch;
+        cache.release(&s.block);
+        *s = Scratch::default();
+        let block = match cache.acquire(&self.core, self.gpu_id, &self.scratch_geometry, req) {
+            Ok(b) => b,
+            Err(e) => {
+                self.write_scratch_fields(&s);
+                return Err(e);
+            }
+        };
         *s = Scratch {
-            va,
-            bytes,
-            lane_bytes: lane,
+            block,
+            size_per_thread: req.size_per_thread,
+            lanes: req.lanes,
+        };
+        self.write_scratch_fields(&s);
+        if block.large {
+            self.queue_properties()
+                .fetch_or(USE_SCRATCH_ONCE, Ordering::AcqRel);
+        }
+        Ok(())
+    }
+
+    /// Code 512: the packet processor is done with the use-once scratch.
+    /// ROCr's `DynamicQueueEventsHandler`: release it, clear the fields,
+    /// restart the queue, clear `USE_SCRATCH_ONCE`.
+    fn reclaim_scratch(&self) {
+        let mut s = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        self.core.scratch.release(&s.block);
+        *s = Scratch::default();
+        self.write_scratch_fields(&s);
+        drop(s);
+        self.inactive.store(0, StoreOrder::Relaxed);
+        self.queue_properties()
+            .fetch_and(!USE_SCRATCH_ONCE, Ordering::Release);
+    }
+
+    /// `amd_queue_t.queue_properties`, which the packet processor reads.
+    fn queue_properties(&self) -> &std::sync::atomic::AtomicU32 {
+        // SAFETY: byte 180 of our live, 64-byte aligned amd_queue_t is the
+        // u32 `queue_properties` (aql's layout asserts the offset); shared
+        // with the packet processor, so reached only atomically here.
+        unsafe { std::sync::atomic::AtomicU32::from_ptr((self.amd_va + 180) as *mut u32) }
+    }
+
+    /// The scratch fields of the `amd_queue_t` for `s` (all 0 without
+    /// scratch): the scratch V#, `compute_tmpring_size`, the backing
+    /// memory and the wave64 lane size.
+    fn write_scratch_fields(&self, s: &Scratch) {
+        let g = &self.scratch_geometry;
+        let va = s.block.va;
+        let per_xcc = s.block.bytes / u64::from(g.xcc);
+        let granule = u64::from(g.granule);
+        // COMPUTE_TMPRING_SIZE: WAVESIZE [24:12] in granules, WAVES [11:0]
+        // the waves the memory holds, at most every slot.
+        let wave_granules = (u64::from(s.lanes) * s.size_per_thread).div_ceil(granule);
+        let tmpring = if s.block.bytes == 0 || wave_granules == 0 {
+            0
+        } else {
+            let waves = (per_xcc / (wave_granules * granule))
+                .min(u64::from(g.cus) * u64::from(g.slots_per_cu))
+                .min(0xfff);
+            (waves as u32) | ((wave_granules as u32 & 0x1fff) << 12)
         };
         let srd = [
             va as u32,
+            // BASE_ADDRESS_HI, SWIZZLE_ENABLE.
             ((va >> 32) as u32 & 0xffff) | (1 << 31),
-            u32::MAX,
+            // NUM_RECORDS: the bytes per XCC.
+            u32::try_from(per_xcc).unwrap_or(u32::MAX),
+            // DST_SEL_XYZW, NUM_FORMAT UINT, DATA_FORMAT 32, ELEMENT_SIZE
+            // 4, INDEX_STRIDE 64, ADD_TID_ENABLE, TYPE buffer.
             (1 << 23) | (3 << 21) | (1 << 19) | 0x27fac,
         ];
-        let tmpring = (waves & 0xfff) | (((wave_bytes / 1024) as u32 & 0x1fff) << 12);
+        let lane = u32::try_from(s.size_per_thread * u64::from(s.lanes) / 64).unwrap_or(u32::MAX);
         let base = self.amd_va;
         let put = |offset: u64, bytes: &[u8]| {
             // SAFETY: `offset..offset + bytes.len()` lies inside our live
@@ -507,13 +586,9 @@ impl QueueInner {
             put(144 + 4 * i as u64, &w.to_le_bytes());
         }
         put(160, &va.to_le_bytes());
-        put(168, &bytes.to_le_bytes());
+        put(168, &per_xcc.to_le_bytes());
         put(176, &lane.to_le_bytes());
         std::sync::atomic::fence(Ordering::SeqCst);
-        if old.va != 0 {
-            let _ = self.core.free(old.va);
-        }
-        Ok(())
     }
 
     /// Looks at the queue's inactive signal: handles a scratch request, or
@@ -532,30 +607,20 @@ impl QueueInner {
         if err.is_some() {
             return false;
         }
-        if code == 1 {
+        if code == scratch_code::RECLAIM {
             drop(err);
-            // Scratch: the packet processor wants more private memory than
-            // the queue has. Find what the stalled dispatch asks for.
-            // ROCr reads the packet at read_dispatch_id: a CP has not moved
-            // past the stalled packet. The sim's packet processor has: it
-            // advanced the read index and marked the slot INVALID before
-            // stalling, leaving the body. So when the slot at the read
-            // index holds no kernel dispatch, the body of the one before
-            // it is read.
-            let read = self.amd().read_dispatch_id.load(Ordering::Acquire);
-            let private = match self.dispatch_private_size(read) {
-                (true, p) => p,
-                (false, _) => read
-                    .checked_sub(1)
-                    .map_or(0, |id| self.dispatch_private_size(id).1),
-            };
-            return match self.grow_scratch(private.max(1)) {
+            self.reclaim_scratch();
+            return true;
+        }
+        if code & (scratch_code::INSUFFICIENT | scratch_code::INSUFFICIENT_WAVE32) != 0 {
+            drop(err);
+            return match self.scratch_for_stalled_dispatch(code) {
                 Ok(()) => {
                     self.inactive.store(0, StoreOrder::Release);
                     true
                 }
-                Err(_) => {
-                    self.fault(Status::OutOfResources);
+                Err(e) => {
+                    self.fault(e.status);
                     false
                 }
             };
@@ -567,18 +632,43 @@ impl QueueInner {
         false
     }
 
-    /// Whether the slot of packet `id` holds a kernel dispatch, and its
-    /// private segment size field.
-    fn dispatch_private_size(&self, id: u64) -> (bool, u32) {
-        let slot = self.ring_va + (id % u64::from(self.slots)) * 64;
+    /// ROCr's `HandleInsufficientScratch`: the packet at the read index is
+    /// the stalled dispatch (the packet processor has not moved past it);
+    /// size the scratch for its private segment, its waves (wave32 when
+    /// the code has bit 0x400) and the device's slots.
+    fn scratch_for_stalled_dispatch(&self, code: u64) -> Result<()> {
+        let read = self.amd().read_dispatch_id.load(Ordering::Acquire);
+        let slot = self.ring_va + (read % u64::from(self.slots)) * 64;
         // SAFETY: a packet slot of our ring, CPU-mapped while the queue
-        // lives; the header is its u16 at byte 0.
-        let header = unsafe { core::ptr::read_volatile(slot as *const u16) };
-        // SAFETY: as above; the private segment size is the u32 at byte 24
-        // (`KernelDispatchPacket::private_segment_size`).
-        let private = unsafe { core::ptr::read_volatile((slot + 24) as *const u32) };
+        // lives; the packet processor does not write it while stalled.
+        let packet: [u32; 16] = unsafe { core::ptr::read_volatile(slot as *const [u32; 16]) };
+        let p: KernelDispatchPacket = zerocopy::transmute!(packet);
         // Packet type: bits 0..8 of the header; 2 is KERNEL_DISPATCH.
-        (header & 0xff == 2, private)
+        if p.header.0 & 0xff != 2 {
+            return Err(Error::new(
+                Status::InvalidPacketFormat,
+                format!("scratch requested for packet {read}, which is not a kernel dispatch"),
+            ));
+        }
+        let lanes = if code & scratch_code::INSUFFICIENT_WAVE32 != 0 {
+            32
+        } else {
+            64
+        };
+        let grid = [p.grid_size_x, p.grid_size_y, p.grid_size_z];
+        let wg = [p.workgroup_size_x, p.workgroup_size_y, p.workgroup_size_z];
+        let waves = crate::scratch::dispatch_waves(grid, wg, lanes);
+        let req = ScratchRequest::new(
+            &self.scratch_geometry,
+            p.private_segment_size,
+            lanes,
+            Some(waves),
+        )?;
+        self.set_scratch(&req)
+    }
+
+    fn scratch_block(&self) -> ScratchBlock {
+        self.scratch.lock().unwrap_or_else(|p| p.into_inner()).block
     }
 
     /// Records a fault the driver reported for this queue's GPU.
@@ -620,10 +710,12 @@ impl QueueInner {
         ] {
             let _ = self.core.free(va);
         }
-        let s = *self.scratch.lock().unwrap_or_else(|p| p.into_inner());
-        if s.va != 0 {
-            let _ = self.core.free(s.va);
-        }
+        // The scratch goes back to the GPU's cache (ROCr's
+        // `ReleaseQueueMainScratch`), for the next queue to take.
+        let mut s = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        self.core.scratch.release(&s.block);
+        *s = Scratch::default();
+        drop(s);
         // Wake the queue's handler so it sees the queue gone and lets go
         // of the inactive signal (ROCr stores to it on destroy as well).
         self.inactive.store(i64::MIN, StoreOrder::Release);

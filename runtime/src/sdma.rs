@@ -57,7 +57,12 @@ mod op {
     pub const TRAP: u32 = 6;
     pub const POLL_REGMEM: u32 = 8;
     pub const ATOMIC: u32 = 10;
+    pub const TIMESTAMP: u32 = 13;
 }
+
+/// `SDMA_SUBOP_TIMESTAMP_GET_GLOBAL` (bits 15:8 of the header): the GPU
+/// clock, what ROCr's `BuildGetGlobalTimestampCommand` emits.
+const SUBOP_TIMESTAMP_GET_GLOBAL: u32 = 2;
 
 /// `TC_OP_ATOMIC_ADD_RTN_64`: ROCr's `SDMA_ATOMIC_ADD64`.
 const TC_OP_ATOMIC_ADD_RTN_64: u32 = 47;
@@ -118,6 +123,16 @@ pub fn fence(addr: u64, data: u32) -> [u32; 4] {
     [op::FENCE, lo(addr), hi(addr), data]
 }
 
+/// `SDMA_PKT_TIMESTAMP_GET_GLOBAL`: write the GPU clock to the 64-bit word
+/// at `addr` (8-byte aligned).
+pub fn timestamp(addr: u64) -> [u32; 3] {
+    [
+        op::TIMESTAMP | (SUBOP_TIMESTAMP_GET_GLOBAL << 8),
+        lo(addr),
+        hi(addr),
+    ]
+}
+
 /// `SDMA_PKT_TRAP` with the 28-bit interrupt context (the KFD event id).
 pub fn trap(int_context: u32) -> [u32; 2] {
     [op::TRAP, int_context & 0x0fff_ffff]
@@ -127,6 +142,9 @@ pub fn trap(int_context: u32) -> [u32; 2] {
 /// the dependent signals `deps` (their handles, the `amd_signal_t`
 /// addresses), the copy in pieces, the completion signal's decrement and,
 /// when `event` is `Some((mailbox, event_id))`, the event's fence and trap.
+/// With `profile`, the copy is bracketed by GPU timestamps into the
+/// completion signal's `start_ts` (+32) and `end_ts` (+40), the end written
+/// before the decrement, as ROCr's `BlitSdma` does with profiling on.
 pub fn copy_command(
     dst: u64,
     src: u64,
@@ -134,19 +152,26 @@ pub fn copy_command(
     deps: &[u64],
     completion: u64,
     event: Option<(u64, u32)>,
+    profile: bool,
 ) -> Vec<u32> {
     let pieces = size.div_ceil(MAX_COPY_BYTES) as usize;
-    let mut out = Vec::with_capacity(deps.len() * 12 + pieces * 7 + 14);
+    let mut out = Vec::with_capacity(deps.len() * 12 + pieces * 7 + 20);
     for &d in deps {
         let value = d + 8;
         out.extend_from_slice(&poll_memory_equal(value + 4, 0));
         out.extend_from_slice(&poll_memory_equal(value, 0));
+    }
+    if profile {
+        out.extend_from_slice(&timestamp(completion + 32));
     }
     let mut done = 0;
     while done < size {
         let n = (size - done).min(MAX_COPY_BYTES);
         out.extend_from_slice(&copy_linear(dst + done, src + done, n as u32));
         done += n;
+    }
+    if profile {
+        out.extend_from_slice(&timestamp(completion + 40));
     }
     out.extend_from_slice(&atomic_decrement(completion + 8));
     if let Some((mailbox, id)) = event {
@@ -368,7 +393,7 @@ mod tests {
     #[test]
     fn a_command_waits_copies_in_pieces_and_decrements() {
         let size = 2 * MAX_COPY_BYTES + 5;
-        let cmd = copy_command(0x10_0000, 0x90_0000, size, &[0x5000], 0x6000, None);
+        let cmd = copy_command(0x10_0000, 0x90_0000, size, &[0x5000], 0x6000, None, false);
         let mut at = 0;
         let mut packets = Vec::new();
         while at < cmd.len() {
@@ -404,7 +429,33 @@ mod tests {
                 Packet::Atomic(Atomic::rocr_signal_decrement(0x6008)),
             ]
         );
-        let with_event = copy_command(1, 2, 0, &[], 0x6000, Some((0x7000, 3)));
+        let with_event = copy_command(1, 2, 0, &[], 0x6000, Some((0x7000, 3)), false);
         assert_eq!(with_event.len(), 8 + 4 + 2);
+    }
+
+    #[test]
+    fn a_profiled_command_brackets_the_copy_with_global_timestamps() {
+        use sim::sdma::packet::Timestamp;
+        let cmd = copy_command(0x10_0000, 0x90_0000, 64, &[], 0x6000, None, true);
+        let mut at = 0;
+        let mut packets = Vec::new();
+        while at < cmd.len() {
+            let n = sim::sdma::packet::packet_dwords(cmd[at]).unwrap();
+            packets.push(Packet::decode(&cmd[at..at + n]).unwrap());
+            at += n;
+        }
+        assert_eq!(
+            packets,
+            vec![
+                Packet::Timestamp(Timestamp::GetGlobal { addr: 0x6020 }),
+                Packet::CopyLinear(CopyLinear {
+                    byte_count: 64,
+                    src: 0x90_0000,
+                    dst: 0x10_0000,
+                }),
+                Packet::Timestamp(Timestamp::GetGlobal { addr: 0x6028 }),
+                Packet::Atomic(Atomic::rocr_signal_decrement(0x6008)),
+            ]
+        );
     }
 }

@@ -154,6 +154,21 @@ pub(crate) struct SignalInner {
     /// The KFD event of an interrupt signal.
     pub(crate) event: Option<u32>,
     destroyed: AtomicBool,
+    /// Where the storage lives when it is not a slab slot.
+    pub(crate) place: Place,
+}
+
+/// Where a signal's storage lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// A slot of the signal slabs.
+    Slab,
+    /// Its own page of fine-grained system memory (an IPC-capable signal,
+    /// `HSA_AMD_SIGNAL_IPC`), freed with it.
+    IpcPage,
+    /// Another process's IPC signal, attached at this address: detached
+    /// with it.
+    Attached,
 }
 
 impl SignalInner {
@@ -174,7 +189,17 @@ impl Drop for SignalInner {
                 .events
                 .release_signal_event(&*self.core.driver, id);
         }
-        self.core.signals.give_back(self.handle);
+        match self.place {
+            Place::Slab => self.core.signals.give_back(self.handle),
+            Place::IpcPage => {
+                self.core.signals.unpublish(self.handle);
+                let _ = self.core.free(self.handle);
+            }
+            Place::Attached => {
+                self.core.signals.unpublish(self.handle);
+                crate::ipc::detach(&self.core, self.handle);
+            }
+        }
     }
 }
 
@@ -222,6 +247,7 @@ impl Signal {
             handle: slot,
             event: event.map(|(id, _)| id),
             destroyed: AtomicBool::new(false),
+            place: Place::Slab,
         });
         if let Some((id, _)) = event {
             core.events.bind_signal_event(id, slot);
@@ -232,6 +258,41 @@ impl Signal {
 
     pub(crate) fn storage(&self) -> &SignalStorage {
         self.inner.storage()
+    }
+
+    /// A signal whose storage is at `handle`, placed as `place` (IPC
+    /// signals, `crate::ipc`); `init` writes fresh storage there first.
+    ///
+    /// # Safety
+    ///
+    /// `handle..handle + SLOT` is CPU-mapped memory of the runtime, 64-byte
+    /// aligned, that lives until the returned signal's last clone is
+    /// dropped and holds a `SignalStorage` (or gets one from `init`).
+    pub(crate) unsafe fn at(
+        core: &Arc<Core>,
+        handle: u64,
+        place: Place,
+        init: Option<i64>,
+    ) -> Self {
+        if let Some(v) = init {
+            // SAFETY: the caller's contract: ours, aligned, mapped.
+            unsafe { core::ptr::write(handle as *mut SignalStorage, SignalStorage::new(v)) };
+        }
+        let inner = Arc::new(SignalInner {
+            core: Arc::clone(core),
+            handle,
+            event: None,
+            destroyed: AtomicBool::new(false),
+            place,
+        });
+        core.signals.publish(&inner);
+        Self { inner }
+    }
+
+    /// Whether this signal can be shared with another process
+    /// (`hsa_amd_ipc_signal_create`).
+    pub(crate) fn is_ipc(&self) -> bool {
+        self.inner.place == Place::IpcPage
     }
 
     fn bound(&self) -> signal_core::Signal<'_, FutexHost> {

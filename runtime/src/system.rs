@@ -30,11 +30,19 @@ pub(crate) struct Core {
     pub(crate) allocations: Allocations,
     pub(crate) signals: SignalSlabs,
     pub(crate) queues: QueueList,
+    /// Every GPU's scratch blocks (ROCr's per-agent `ScratchCache`).
+    pub(crate) scratch: crate::scratch::ScratchCache,
     /// The copy engines (SDMA queues, blit kernels), made on first use.
     pub(crate) copy: crate::copy::CopyEngines,
     queue_serial: AtomicU64,
     /// KFD events, the event thread and the async-handler thread.
     pub(crate) events: crate::events::Events,
+    /// Clock samples and copy-profiling state (`hsa_amd_profiling_*`).
+    pub(crate) profiling: crate::profiling::Profiling,
+    /// IPC exports and imports (`hsa_amd_ipc_memory_*`).
+    pub(crate) ipc: crate::ipc::Ipc,
+    /// Reservations, handles and mappings (`hsa_amd_vmem_*`).
+    pub(crate) vmem: crate::vmem::Vmem,
 }
 
 impl Core {
@@ -52,7 +60,11 @@ impl Core {
                 .acquire_vm(a.gpu_id, a.node.properties.drm_render_minor)
                 .map_err(|e| Error::driver(&format!("ACQUIRE_VM of GPU node {}", a.node.id), e))?;
         }
+        let profiling = crate::profiling::Profiling::open(&*driver, &gpu_ids)?;
         let core = Arc::new(Core {
+            profiling,
+            ipc: crate::ipc::Ipc::default(),
+            vmem: crate::vmem::Vmem::default(),
             driver,
             agents,
             pools,
@@ -60,6 +72,7 @@ impl Core {
             allocations: Allocations::default(),
             signals: SignalSlabs::default(),
             queues: QueueList::default(),
+            scratch: crate::scratch::ScratchCache::default(),
             copy: crate::copy::CopyEngines::new(options),
             queue_serial: AtomicU64::new(0),
             events: crate::events::Events::default(),
@@ -101,7 +114,12 @@ impl Core {
     }
 
     pub(crate) fn free(&self, va: u64) -> Result<()> {
-        self.allocations.free(&*self.driver, va)
+        let r = self.allocations.free(&*self.driver, va);
+        if r.is_ok() {
+            // Its IPC export (the dma-buf kept open for importers) ends.
+            self.ipc.forget(va);
+        }
+        r
     }
 
     pub(crate) fn next_queue_serial(&self) -> u64 {
@@ -123,6 +141,7 @@ impl Drop for Core {
         // (`Events::shut_down` at the last `hsa_shut_down`).
         self.events.shut_down(&*self.driver);
         self.events.destroy_all(&*self.driver);
+        self.vmem.release_all(&*self.driver);
         self.allocations.free_all(&*self.driver);
     }
 }
@@ -297,6 +316,12 @@ impl Runtime {
 
     /// `hsa_amd_agents_allow_access`: `agents` may use the allocation at `ptr`.
     pub fn allow_access(&self, agents: &[Agent], ptr: u64) -> Result<()> {
+        // hsa_ext_amd.h: num_agents 0 is INVALID_ARGUMENT.
+        if agents.is_empty() {
+            return Err(Error::invalid_argument(
+                "hsa_amd_agents_allow_access: no agents",
+            ));
+        }
         let mut gpus = Vec::new();
         for &a in agents {
             let r = self.core.agent(a)?;

@@ -187,3 +187,80 @@ fn queue_errors_reach_the_callback_with_rocr_statuses() {
     );
     assert_eq!(q.error(), Some(Status::InvalidPacketFormat));
 }
+
+/// Scratch is sized and cached as ROCr's `HandleInsufficientScratch` and
+/// `ScratchCache` do: the stalled packet's private segment size rounded to
+/// the wave granule's share of a lane (1024 / 64 = 16 bytes on GFX9), for
+/// every scratch slot of the device (`max_slots_scratch_cu` per CU, CUs
+/// rounded up to whole shader engines); a destroyed queue's scratch stays
+/// cached, the next queue asking for the same size gets the same block,
+/// and a trim frees it.
+#[test]
+fn scratch_is_sized_for_every_slot_and_cached_as_rocr_does() {
+    let _g = serial();
+    let rt = rt();
+    let gpu = rt.gpu_agents().next().unwrap();
+    let p = rt.agent(gpu).unwrap().node.properties.clone();
+    let exe = rt.load_executable(gpu, DEMO).unwrap();
+    let k = exe.kernel("private_scratch").unwrap().clone();
+    let cus = p.simd_count / p.simd_per_cu;
+    let engines = p.array_count / p.simd_arrays_per_engine;
+    let slots = u64::from(cus.div_ceil(engines) * engines) * u64::from(p.max_slots_scratch_cu);
+    let per_thread = u64::from(k.private_segment_size).div_ceil(16) * 16;
+    let expected = (per_thread * 64 * slots).div_ceil(4096) * 4096;
+    let (in_use0, _) = rt.scratch_usage(gpu).unwrap();
+
+    let run = |q: &runtime::Queue| {
+        let n = 64u32;
+        let pin = u32s(&rt, &vec![5; n as usize]);
+        let pout = u32s(&rt, &vec![0; n as usize]);
+        rt.dispatch(
+            q,
+            &k,
+            &[ArgValue::Pointer(pin), ArgValue::Pointer(pout)],
+            &Geometry::linear(n, 64),
+            GENEROUS,
+        )
+        .unwrap();
+    };
+    let q = rt
+        .create_queue(gpu, 64, QueueKind::Multiple, None, 0)
+        .unwrap();
+    assert_eq!(q.scratch().bytes, 0, "no scratch before the first dispatch");
+    run(&q);
+    let first = q.scratch();
+    assert_eq!(
+        first.bytes, expected,
+        "{per_thread} bytes x 64 lanes x {slots} slots"
+    );
+    assert!(!first.large);
+    assert_eq!(rt.scratch_usage(gpu).unwrap().0, in_use0 + expected);
+    q.destroy().unwrap();
+    let (in_use, cached) = rt.scratch_usage(gpu).unwrap();
+    assert_eq!(in_use, in_use0, "the destroyed queue's scratch is released");
+    assert!(cached >= expected, "and stays cached");
+
+    let q2 = rt
+        .create_queue(gpu, 64, QueueKind::Multiple, None, 0)
+        .unwrap();
+    run(&q2);
+    assert_eq!(q2.scratch().va, first.va, "the cached block is reused");
+    q2.destroy().unwrap();
+    assert!(rt.trim_scratch(gpu).unwrap() >= expected);
+    assert_eq!(rt.scratch_usage(gpu).unwrap().1, 0, "trimmed");
+
+    // A private segment hint at creation: every slot of every CU, and
+    // ROCr's limit on the hint.
+    let q3 = rt
+        .create_queue(gpu, 64, QueueKind::Multiple, None, 1000)
+        .unwrap();
+    let at_create = 1008 * 64 * u64::from(cus) * u64::from(p.max_slots_scratch_cu);
+    assert_eq!(q3.scratch().bytes, at_create.div_ceil(4096) * 4096);
+    drop(q3);
+    assert_eq!(
+        rt.create_queue(gpu, 64, QueueKind::Multiple, None, 262_129)
+            .unwrap_err()
+            .status,
+        Status::OutOfResources
+    );
+}

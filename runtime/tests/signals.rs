@@ -10,9 +10,6 @@ use std::sync::mpsc;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use aql::SignalHandle;
-use aql::packet::KernelDispatchPacket;
-use runtime::dispatch::{HiddenValues, kernargs};
 use runtime::driver;
 use runtime::{ArgValue, Geometry, QueueKind, Runtime, Signal, SignalKind, Status};
 use signal_core::{Condition, LoadOrder, RmwOrder, StoreOrder, TIMEOUT_INFINITE, WaitState};
@@ -460,33 +457,17 @@ fn submit(
     completion: &Signal,
 ) -> u64 {
     let k = exe.kernel(name).unwrap();
-    let gpu_id = rt.agent(q.agent()).unwrap().gpu_id;
-    let ap = rt
-        .driver()
-        .apertures()
-        .iter()
-        .find(|a| a.gpu_id == gpu_id)
-        .copied()
-        .unwrap();
-    let hidden = HiddenValues {
-        queue_ptr: q.address(),
-        private_base: ap.scratch_base,
-        shared_base: ap.lds_base,
-    };
-    let (seg, group) = kernargs(&k, args, g, &hidden).unwrap();
+    let seg = rt.build_kernarg(q, &k, args, g).unwrap();
     let kernarg = rt
-        .allocate(rt.kernarg_pool().unwrap(), seg.len() as u64)
+        .allocate(rt.kernarg_pool().unwrap(), seg.bytes.len().max(16) as u64)
         .unwrap();
-    // SAFETY: a fresh CPU-mapped allocation of at least seg.len() bytes
-    // (kept until the runtime closes: the test does not free it).
-    unsafe { std::ptr::copy_nonoverlapping(seg.as_ptr(), kernarg as *mut u8, seg.len()) };
-    let mut p = KernelDispatchPacket::new(k.kernel_object, kernarg, g.grid, g.workgroup);
-    p.completion_signal = SignalHandle {
-        handle: completion.handle(),
+    // SAFETY: a fresh CPU-mapped allocation of at least seg.bytes.len()
+    // bytes (kept until the runtime closes: the test does not free it).
+    unsafe {
+        std::ptr::copy_nonoverlapping(seg.bytes.as_ptr(), kernarg as *mut u8, seg.bytes.len())
     };
-    p.private_segment_size = k.private_segment_size;
-    p.group_segment_size = group;
-    q.submit(&zerocopy::transmute!(p)).unwrap()
+    rt.submit_dispatch(q, &k, kernarg, g, seg.group_segment_size, completion)
+        .unwrap()
 }
 
 #[test]

@@ -51,6 +51,10 @@ pub const SPIN_WINDOW: Duration = Duration::from_micros(200);
 /// `hsa_signal_wait_*` after its spin), and WAIT_EVENTS, CREATE_QUEUE and
 /// UPDATE_QUEUE wake the engine at once.
 pub const MAX_SLEEP: Duration = Duration::from_millis(100);
+/// The longest an engine sleeps while its doorbell page is armed (a client
+/// store wakes it at once; this only bounds what a store through a mapping
+/// the watch missed would wait).
+pub const ARMED_SLEEP: Duration = Duration::from_secs(1);
 /// VGPRs per lane of one SIMD (gfx90a, gfx942: the unified register file).
 const VGPRS_PER_SIMD: u32 = 512;
 /// SGPRs of one SIMD (GFX9).
@@ -256,6 +260,19 @@ impl CommandProcessor {
         if self.shared.sleeping.swap(false, Ordering::AcqRel) {
             self.unpark();
         }
+    }
+
+    /// What the doorbell watch calls to kick this engine.
+    pub(crate) fn waker(&self) -> crate::doorbell::Waker {
+        let shared = Arc::clone(&self.shared);
+        let thread = self.thread.as_ref().map(|t| t.thread().clone());
+        Box::new(move || {
+            if shared.sleeping.swap(false, Ordering::AcqRel) {
+                if let Some(t) = &thread {
+                    t.unpark();
+                }
+            }
+        })
     }
 
     fn unpark(&self) {
@@ -474,6 +491,7 @@ impl Worker {
         let mut last_work = Instant::now();
         let mut sleep = Duration::from_micros(50);
         let mut yield_spin = false;
+        let mut armed = false;
         while !self.shared.stop.load(Ordering::Acquire) {
             let g = self.shared.generation.load(Ordering::Acquire);
             if g != self.generation {
@@ -522,12 +540,29 @@ impl Worker {
                 // spinning CP would hold that core until preempted.
                 std::thread::yield_now();
             } else if !self.shared.sleeping.swap(true, Ordering::AcqRel) {
-                // Announced: look at every queue once more before parking,
-                // so a kick that came before the flag is not lost.
+                // Announced, and the doorbell page armed (a client store
+                // now faults and kicks us): look at every queue once more
+                // before parking, so a kick or a store that came before
+                // either is not lost.
+                armed = self.inner.doorbell_watch.arm(self.gpu);
                 continue;
             } else {
-                std::thread::park_timeout(sleep);
-                sleep = (sleep * 2).min(MAX_SLEEP);
+                if armed {
+                    std::thread::park_timeout(ARMED_SLEEP);
+                } else {
+                    std::thread::park_timeout(sleep);
+                    sleep = (sleep * 2).min(MAX_SLEEP);
+                }
+                if !self.shared.sleeping.load(Ordering::Acquire) {
+                    // Kicked (a doorbell store that faulted, WAIT_EVENTS,
+                    // UPDATE_QUEUE): work is on its way. Stay awake a
+                    // window, yielding, so that the client thread that
+                    // kicked us (its faulting store is retried only once it
+                    // runs again) gets a core, rather than re-arming at once
+                    // and faulting the same store again.
+                    last_work = Instant::now();
+                    yield_spin = true;
+                }
             }
         }
     }

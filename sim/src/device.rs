@@ -22,6 +22,7 @@ use rustix::io::Errno;
 
 use crate::cp::{CommandProcessor, QueueKind, QueueState};
 use crate::dispatch::{AgentHandler, ShaderCore};
+use crate::doorbell::DoorbellWatch;
 use crate::events::{Events, SignalPage};
 use crate::memory::{GpuMemory, HostView, VaRange};
 use crate::topology::{
@@ -74,6 +75,7 @@ pub struct SimBuilder {
     vram: Option<u64>,
     workers: usize,
     interpreter: bool,
+    doorbell_watch: bool,
 }
 
 impl Default for SimBuilder {
@@ -85,6 +87,7 @@ impl Default for SimBuilder {
             // One shader worker per host core.
             workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
             interpreter: true,
+            doorbell_watch: true,
         }
     }
 }
@@ -140,6 +143,13 @@ impl SimBuilder {
                     .ok_or_else(|| bad("SIM_VRAM_MIB", v))?,
             );
         }
+        if let Some(v) = var("SIM_DOORBELL_WATCH") {
+            b.doorbell_watch = match v.as_str() {
+                "0" => false,
+                "1" => true,
+                _ => return Err(bad("SIM_DOORBELL_WATCH", v)),
+            };
+        }
         if let Some(v) = var("SIM_WORKERS") {
             b.workers = v
                 .parse()
@@ -172,6 +182,15 @@ impl SimBuilder {
     /// default: one per host core).
     pub fn workers(mut self, n: usize) -> Self {
         self.workers = n.max(1);
+        self
+    }
+
+    /// Whether sleeping engines are woken by the client's doorbell stores
+    /// through userfaultfd write protection (default, where the kernel
+    /// allows it), or poll with a bounded backoff (`sim/src/doorbell.rs`;
+    /// `SIM_DOORBELL_WATCH=0|1`).
+    pub fn doorbell_watch(mut self, on: bool) -> Self {
+        self.doorbell_watch = on;
         self
     }
 
@@ -238,6 +257,8 @@ pub(crate) struct Inner {
     pub(crate) gpus: Vec<Gpu>,
     process: Mutex<Process>,
     pub(crate) events: Events,
+    /// Wakes sleeping engines on a client's doorbell store.
+    pub(crate) doorbell_watch: DoorbellWatch,
     pub(crate) clock_origin: Instant,
     pub(crate) shader_core: RwLock<Option<Arc<dyn ShaderCore>>>,
     pub(crate) agent_handler: RwLock<Option<Arc<dyn AgentHandler>>>,
@@ -338,6 +359,7 @@ impl SimDevice {
                 scratch_backing_va: AtomicU64::new(0),
             })
             .collect();
+        let gpus_len = topology.gpus.len();
         let clock_origin = Instant::now();
         let shader_core: Option<Arc<dyn ShaderCore>> = b.interpreter.then(|| {
             let processor = match b.board {
@@ -357,6 +379,7 @@ impl SimDevice {
                 ..Process::default()
             }),
             events: Events::new(),
+            doorbell_watch: DoorbellWatch::new(gpus_len, b.doorbell_watch),
             clock_origin,
             shader_core: RwLock::new(shader_core),
             agent_handler: RwLock::new(None),
@@ -365,7 +388,7 @@ impl SimDevice {
             smi: Mutex::new(Vec::new()),
             shutdown: AtomicBool::new(false),
         });
-        let cps = (0..inner.gpus.len())
+        let cps: Vec<CommandProcessor> = (0..inner.gpus.len())
             .map(|i| CommandProcessor::start(Arc::clone(&inner), i, None))
             .collect();
         let sdmas = inner
@@ -378,7 +401,15 @@ impl SimDevice {
                     .map(|e| CommandProcessor::start(Arc::clone(&inner), i, Some(e)))
                     .collect()
             })
-            .collect();
+            .collect::<Vec<Vec<CommandProcessor>>>();
+        for (i, cp) in cps.iter().enumerate() {
+            inner.doorbell_watch.add_waker(i, cp.waker());
+        }
+        for (i, engines) in sdmas.iter().enumerate() {
+            for e in engines {
+                inner.doorbell_watch.add_waker(i, e.waker());
+            }
+        }
         Self {
             inner,
             cps,
@@ -1663,10 +1694,13 @@ unsafe impl KfdDevice for SimDevice {
 
     fn mmap(&self, len: NonZeroUsize, offset: u64) -> Result<NonNull<u8>, Errno> {
         let view = self.kfd_mmap_target(len.get(), offset)?;
-        map_view(&view, len, None)
+        let p = map_view(&view, len, None)?;
+        self.watch_doorbells(offset, p, len);
+        Ok(p)
     }
 
     unsafe fn munmap(&self, addr: NonNull<u8>, len: NonZeroUsize) -> Result<(), Errno> {
+        self.inner.doorbell_watch.unregister(addr.as_ptr() as u64);
         // SAFETY: the caller passes a mapping we made and no longer uses.
         unsafe { rustix::mm::munmap(addr.as_ptr().cast(), len.get()) }
     }
@@ -1678,7 +1712,10 @@ unsafe impl KfdDevice for SimDevice {
         offset: u64,
     ) -> Result<NonNull<u8>, Errno> {
         let view = self.kfd_mmap_target(len.get(), offset)?;
-        map_view(&view, len, Some(addr))
+        self.inner.doorbell_watch.unregister(addr.as_ptr() as u64);
+        let p = map_view(&view, len, Some(addr))?;
+        self.watch_doorbells(offset, p, len);
+        Ok(p)
     }
 
     type RenderNode = SimRenderNode;
@@ -1710,6 +1747,39 @@ unsafe impl KfdDevice for SimDevice {
 }
 
 impl SimDevice {
+    /// A client mapping of a doorbell page is watched for stores
+    /// (`doorbell.rs`).
+    fn watch_doorbells(&self, offset: u64, p: NonNull<u8>, len: NonZeroUsize) {
+        if offset & KFD_MMAP_TYPE_MASK == KFD_MMAP_TYPE_DOORBELL {
+            let gpu_id = ((offset & KFD_MMAP_GPU_ID_MASK) >> KFD_MMAP_GPU_ID_SHIFT) as u32;
+            if let Some(i) = self.inner.gpu_index(gpu_id) {
+                self.inner
+                    .doorbell_watch
+                    .register(i, p.as_ptr() as u64, len.get() as u64);
+            }
+        }
+    }
+
+    /// Doorbell stores that woke sleeping engines through the doorbell
+    /// watch (userfaultfd write protection) so far.
+    pub fn doorbell_wakes(&self) -> u64 {
+        self.inner.doorbell_watch.wakes()
+    }
+
+    /// Whether sleeping engines are woken by doorbell stores (the watch
+    /// is on and available here), or poll with a bounded backoff.
+    pub fn doorbell_watch_active(&self) -> bool {
+        self.inner.doorbell_watch.is_active()
+    }
+
+    /// Whether the doorbell page of GPU `gpu_id` is write-protected now
+    /// (its engines sleep, and the next doorbell store wakes them).
+    pub fn doorbells_armed(&self, gpu_id: u32) -> bool {
+        self.inner
+            .gpu_index(gpu_id)
+            .is_some_and(|i| self.inner.doorbell_watch.is_armed(i))
+    }
+
     /// What a `/dev/kfd` mmap offset refers to (`kfd_mmap`).
     fn kfd_mmap_target(&self, len: usize, offset: u64) -> Result<Arc<HostView>, Errno> {
         let d = &*self.inner;

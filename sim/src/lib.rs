@@ -20,6 +20,7 @@
 mod cp;
 mod device;
 pub mod dispatch;
+pub mod doorbell;
 mod events;
 pub mod memory;
 pub mod sdma;

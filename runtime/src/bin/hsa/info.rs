@@ -72,7 +72,7 @@ pub fn run(args: &Args) -> ExitCode {
 /// The runtime's choice ([`driver::open`]: `HSA_RS_DRIVER`, else
 /// `/dev/kfd`, else the sim with a notice) when there is a `/dev/kfd` or a
 /// choice; without either, the sim directly, without the notice.
-fn open_device() -> Result<Box<dyn runtime::driver::Driver>> {
+pub(crate) fn open_device() -> Result<Box<dyn runtime::driver::Driver>> {
     if std::env::var_os(DRIVER_ENV).is_some() || std::path::Path::new("/dev/kfd").exists() {
         driver::open()
     } else {

@@ -15,10 +15,12 @@ mod disasm;
 mod info;
 mod inspect;
 mod json;
+mod run;
 mod topology;
 
 /// The HSA runtime's command-line tool: look inside AMDGPU code objects and
-/// HIP binaries, at the KFD topology, and at the agents the runtime finds.
+/// HIP binaries, at the KFD topology and at the agents the runtime finds,
+/// and run a kernel.
 #[derive(Debug, Parser)]
 #[command(name = "hsa", version, arg_required_else_help = true)]
 struct Cli {
@@ -44,6 +46,13 @@ enum Command {
     /// there is no /dev/kfd).
     #[command(override_usage = "hsa info [--json]")]
     Info(info::Args),
+    /// Load a code object on a GPU agent, fill the kernel's arguments,
+    /// dispatch it, wait, and report (exit 1 on a fault, 2 on a usage
+    /// error).
+    #[command(
+        override_usage = "hsa run CODEOBJ KERNEL --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg SPEC]... [--dynamic-lds BYTES] [--dump DIR] [--agent N] [--repeat N] [--json]"
+    )]
+    Run(run::Args),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +63,7 @@ fn main() -> ExitCode {
         Command::Disasm(args) => disasm::run(&args),
         Command::Topology(args) => topology::run(&args),
         Command::Info(args) => info::run(&args),
+        Command::Run(args) => run::run(&args),
     }
 }
 

@@ -1,0 +1,379 @@
+//! Queue scratch memory, sized and cached as ROCr does it
+//! (`GpuAgent::AcquireQueueMainScratch` / `ReleaseQueueMainScratch` over a
+//! `ScratchCache`, `AqlQueue::HandleInsufficientScratch`).
+//!
+//! - **Sizing** ([`ScratchRequest`]): bytes per work-item rounded up to the
+//!   wave's scratch granule (1024 bytes a wave before GFX11, 256 from GFX11,
+//!   divided by the lanes of a wave), times the lanes, times the scratch
+//!   slots: every slot of the device (`max_slots_scratch_cu` per CU, the CUs
+//!   rounded up to whole shader engines) for a *small* allocation, only the
+//!   slots the stalled dispatch can fill for a *large* one.
+//! - **Small or large** (large only when [`USE_ONCE`] is on; it is off):
+//!   large when the device-wide size exceeds the
+//!   single-allocation limit (`HSA_SCRATCH_SINGLE_LIMIT`, 140 MiB by
+//!   default) or would take the GPU's bound scratch past an eighth of its
+//!   scratch pool; a large allocation is for that dispatch only (the queue's
+//!   `USE_SCRATCH_ONCE` property; the packet processor hands it back with
+//!   code 512).
+//! - **The cache** ([`ScratchCache`]): released scratch stays allocated and
+//!   free; a small request takes a free small block of exactly its size, a
+//!   large one any free block big enough; else a new allocation, and when
+//!   that fails the free blocks are trimmed (freed) and it is tried again.
+//!   Whatever is left is freed when the runtime closes.
+
+use std::sync::Mutex;
+
+use crate::memory::PoolKind;
+use crate::status::{Error, Result, Status};
+use crate::system::Core;
+
+/// ROCr's `MAX_WAVE_SCRATCH`: the most scratch one wave can address
+/// (`COMPUTE_TMPRING_SIZE.WAVESIZE`, 13 bits of KiB).
+pub const MAX_WAVE_SCRATCH: u64 = 8191 * 1024;
+
+/// The largest queue-creation private segment hint ROCr accepts
+/// (`GpuAgent::QueueCreate`), bytes per work-item.
+pub const MAX_PRIVATE_SEGMENT_HINT: u32 = 262_128;
+
+/// ROCr's default `HSA_SCRATCH_SINGLE_LIMIT`: above it a scratch request is
+/// large (use-once).
+pub const SINGLE_LIMIT: u64 = 146_800_640;
+
+/// Whether large (use-once) scratch is used. Off: ROCr's
+/// `HSA_NO_SCRATCH_RECLAIM=1` mode (`large = false`), every block fills
+/// every slot of the device. A use-once block holds only the slots of its
+/// dispatch, so it needs a packet processor that keeps the dispatch's
+/// waves within `COMPUTE_TMPRING_SIZE.WAVES` and answers
+/// `USE_SCRATCH_ONCE` with code 512; the sim's does neither (it places
+/// waves in slots by worker thread and handles only code 1), so a
+/// use-once block would be too small for it.
+pub const USE_ONCE: bool = false;
+
+/// ROCr's scratch pool: `32 waves * 64 lanes * CUs * 2048 bytes`, 64 KiB
+/// aligned, per queue, for its default 128 queues, at most 4 GiB per XCC.
+fn scratch_pool_bytes(cus: u64, xcc: u64) -> u64 {
+    let per_queue = (32 * 64 * cus * 2048).next_multiple_of(65536);
+    (per_queue * 128).min((4u64 << 30) * xcc)
+}
+
+/// What a GPU's scratch is made of: the numbers of its topology node the
+/// sizing needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScratchGeometry {
+    /// Compute units (`max_cu_id + 1`).
+    pub cus: u32,
+    /// Shader engines (`array_count / simd_arrays_per_engine`).
+    pub engines: u32,
+    /// `max_slots_scratch_cu`: wave scratch slots per CU.
+    pub slots_per_cu: u32,
+    /// XCCs (`num_xcc`, 1 if absent).
+    pub xcc: u32,
+    /// Wavefront size of the GPU (`wave_front_size`).
+    pub wavefront_size: u32,
+    /// Bytes of a wave's scratch granule (`mem_alignment_size`): 1024
+    /// before GFX11, 256 from GFX11.
+    pub granule: u32,
+}
+
+impl ScratchGeometry {
+    /// The geometry of a GPU node.
+    pub fn of(node: &kfd::topology::Node) -> Self {
+        let p = &node.properties;
+        let cus = (p.simd_count / p.simd_per_cu.max(1)).max(1);
+        let engines = (p.array_count / p.simd_arrays_per_engine.max(1)).max(1);
+        let major = p.gfx_target_version.unwrap_or(0) / 10000;
+        Self {
+            cus,
+            engines,
+            slots_per_cu: p.max_slots_scratch_cu.max(1),
+            xcc: p.num_xcc.unwrap_or(1).max(1),
+            wavefront_size: if p.wave_front_size == 0 {
+                64
+            } else {
+                p.wave_front_size
+            },
+            granule: if major >= 11 { 256 } else { 1024 },
+        }
+    }
+
+    /// Every scratch slot of the device (`calc_device_slots`): the CUs
+    /// rounded up to whole shader engines, times the slots per CU.
+    pub fn device_slots(&self) -> u64 {
+        u64::from(self.cus.next_multiple_of(self.engines)) * u64::from(self.slots_per_cu)
+    }
+}
+
+/// One scratch request: its per-work-item size and the slots it needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScratchRequest {
+    /// Bytes per work-item, rounded up to the granule's share of a lane.
+    pub size_per_thread: u64,
+    /// Lanes of the waves that use it (64, or 32 for a wave32 request).
+    pub lanes: u32,
+    /// Bytes to fill every slot of the device.
+    pub device_size: u64,
+    /// Bytes to fill the slots this dispatch can use.
+    pub dispatch_size: u64,
+    /// Slots this dispatch can use.
+    pub dispatch_slots: u64,
+}
+
+impl ScratchRequest {
+    /// The request for `private_segment_size` bytes per work-item on waves
+    /// of `lanes` lanes, for a dispatch of `dispatch_waves` waves (`None`:
+    /// the whole device). `OUT_OF_RESOURCES` when a wave would need more
+    /// scratch than it can address.
+    pub fn new(
+        g: &ScratchGeometry,
+        private_segment_size: u32,
+        lanes: u32,
+        dispatch_waves: Option<u64>,
+    ) -> Result<Self> {
+        let lanes = lanes.max(1);
+        let size_per_thread =
+            u64::from(private_segment_size).next_multiple_of(u64::from((g.granule / lanes).max(1)));
+        let per_wave = (size_per_thread * u64::from(g.wavefront_size)).next_multiple_of(1024);
+        if per_wave > MAX_WAVE_SCRATCH {
+            return Err(Error::new(
+                Status::OutOfResources,
+                format!(
+                    "{private_segment_size} bytes of scratch per work-item: a wave would need {per_wave} bytes, more than the {MAX_WAVE_SCRATCH} it can address"
+                ),
+            ));
+        }
+        let device_slots = g.device_slots();
+        let dispatch_slots = dispatch_waves.map_or(device_slots, |w| w.min(device_slots));
+        let lane_bytes = size_per_thread * u64::from(lanes);
+        Ok(Self {
+            size_per_thread,
+            lanes,
+            device_size: lane_bytes * device_slots,
+            dispatch_size: lane_bytes * dispatch_slots,
+            dispatch_slots,
+        })
+    }
+}
+
+/// The waves a kernel dispatch packet needs (`calc_dispatch_groups` times
+/// `calc_dispatch_waves_per_group`, without ROCr's per-engine balancing):
+/// its work-groups times the waves of one work-group.
+pub fn dispatch_waves(grid: [u32; 3], workgroup: [u16; 3], lanes: u32) -> u64 {
+    let wg = workgroup.map(|w| u64::from(w.max(1)));
+    let groups: u64 = (0..3).map(|d| u64::from(grid[d]).div_ceil(wg[d])).product();
+    let lanes_per_group = wg[0] * wg[1] * wg[2];
+    groups.saturating_mul(lanes_per_group.div_ceil(u64::from(lanes.max(1))))
+}
+
+/// A block of scratch memory the cache holds.
+#[derive(Debug, Clone, Copy)]
+struct Block {
+    gpu_id: u32,
+    va: u64,
+    bytes: u64,
+    large: bool,
+    in_use: bool,
+}
+
+/// A scratch allocation handed to a queue.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScratchBlock {
+    /// Its address.
+    pub va: u64,
+    /// Its size (whole pages).
+    pub bytes: u64,
+    /// A large (use-once) block.
+    pub large: bool,
+}
+
+/// Every GPU's scratch blocks, in use or free (ROCr's `ScratchCache`, one
+/// per GPU agent).
+#[derive(Default)]
+pub(crate) struct ScratchCache {
+    blocks: Mutex<Vec<Block>>,
+}
+
+impl ScratchCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Block>> {
+        self.blocks.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Scratch for `req` on `gpu_id`: small (every slot) or large (the
+    /// dispatch's slots), from the cache or newly allocated.
+    pub(crate) fn acquire(
+        &self,
+        core: &Core,
+        gpu_id: u32,
+        g: &ScratchGeometry,
+        req: &ScratchRequest,
+    ) -> Result<ScratchBlock> {
+        let mut blocks = self.lock();
+        let bound: u64 = blocks
+            .iter()
+            .filter(|b| b.gpu_id == gpu_id && b.in_use)
+            .map(|b| b.bytes)
+            .sum();
+        let small_limit = scratch_pool_bytes(u64::from(g.cus), u64::from(g.xcc)) / 8;
+        let large = USE_ONCE
+            && (req.device_size > SINGLE_LIMIT
+                || bound.saturating_add(req.device_size) > small_limit);
+        let bytes = if large {
+            req.dispatch_size
+        } else {
+            req.device_size
+        }
+        .next_multiple_of(4096)
+        .max(4096);
+        let cached = blocks.iter_mut().find(|b| {
+            b.gpu_id == gpu_id
+                && !b.in_use
+                && if large {
+                    b.bytes >= bytes
+                } else {
+                    !b.large && b.bytes == bytes
+                }
+        });
+        if let Some(b) = cached {
+            b.in_use = true;
+            return Ok(ScratchBlock {
+                va: b.va,
+                bytes: b.bytes,
+                large,
+            });
+        }
+        let va = match core.allocate_on(gpu_id, PoolKind::Vram, bytes) {
+            Ok(va) => va,
+            Err(_) => {
+                // ROCr: trim the unused blocks and try once more.
+                blocks.retain(|b| {
+                    let free = b.gpu_id == gpu_id && !b.in_use;
+                    if free {
+                        let _ = core.free(b.va);
+                    }
+                    !free
+                });
+                core.allocate_on(gpu_id, PoolKind::Vram, bytes)
+                    .map_err(|e| {
+                        Error::new(
+                            Status::OutOfResources,
+                            format!("{bytes} bytes of scratch: {e}"),
+                        )
+                    })?
+            }
+        };
+        blocks.push(Block {
+            gpu_id,
+            va,
+            bytes,
+            large,
+            in_use: true,
+        });
+        Ok(ScratchBlock { va, bytes, large })
+    }
+
+    /// Gives `block` back: it stays allocated, free for the next request.
+    pub(crate) fn release(&self, block: &ScratchBlock) {
+        if block.va == 0 {
+            return;
+        }
+        if let Some(b) = self.lock().iter_mut().find(|b| b.va == block.va) {
+            b.in_use = false;
+        }
+    }
+
+    /// Frees every free block of `gpu_id` (`ScratchCache::trim(false)`);
+    /// returns how many bytes went back.
+    pub(crate) fn trim(&self, core: &Core, gpu_id: u32) -> u64 {
+        let mut freed = 0;
+        self.lock().retain(|b| {
+            let free = b.gpu_id == gpu_id && !b.in_use;
+            if free {
+                freed += b.bytes;
+                let _ = core.free(b.va);
+            }
+            !free
+        });
+        freed
+    }
+
+    /// `(bytes in use, bytes cached free)` on `gpu_id`.
+    pub(crate) fn usage(&self, gpu_id: u32) -> (u64, u64) {
+        self.lock()
+            .iter()
+            .filter(|b| b.gpu_id == gpu_id)
+            .fold((0, 0), |(u, f), b| {
+                if b.in_use {
+                    (u + b.bytes, f)
+                } else {
+                    (u, f + b.bytes)
+                }
+            })
+    }
+}
+
+impl crate::system::Runtime {
+    /// `(bytes in use, bytes cached free)` of `agent`'s scratch blocks.
+    pub fn scratch_usage(&self, agent: crate::agent::Agent) -> Result<(u64, u64)> {
+        let gpu_id = self.core.agent(agent)?.gpu_id;
+        Ok(self.core.scratch.usage(gpu_id))
+    }
+
+    /// Frees `agent`'s cached free scratch blocks (ROCr's `GpuAgent::Trim`
+    /// of its scratch cache); returns the bytes freed. Blocks queues hold
+    /// stay.
+    pub fn trim_scratch(&self, agent: crate::agent::Agent) -> Result<u64> {
+        let gpu_id = self.core.agent(agent)?.gpu_id;
+        Ok(self.core.scratch.trim(&self.core, gpu_id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mi250x_gcd() -> ScratchGeometry {
+        ScratchGeometry {
+            cus: 110,
+            engines: 8,
+            slots_per_cu: 32,
+            xcc: 1,
+            wavefront_size: 64,
+            granule: 1024,
+        }
+    }
+
+    #[test]
+    fn sizes_as_rocr() {
+        let g = mi250x_gcd();
+        // 110 CUs rounded up to 8 engines: 112 * 32 slots.
+        assert_eq!(g.device_slots(), 3584);
+        // 256 bytes per work-item: already a multiple of 1024 / 64.
+        let r = ScratchRequest::new(&g, 256, 64, Some(4)).unwrap();
+        assert_eq!(r.size_per_thread, 256);
+        assert_eq!(r.device_size, 256 * 64 * 3584);
+        assert_eq!(r.dispatch_size, 256 * 64 * 4);
+        // 20 bytes round up to 32 (wave64), 40 on wave32 (1024 / 32 = 32).
+        assert_eq!(
+            ScratchRequest::new(&g, 20, 64, None)
+                .unwrap()
+                .size_per_thread,
+            32
+        );
+        assert_eq!(
+            ScratchRequest::new(&g, 40, 32, None)
+                .unwrap()
+                .size_per_thread,
+            64
+        );
+        // A wave of 64 lanes can address 8191 KiB: 131056 bytes a lane.
+        assert!(ScratchRequest::new(&g, 131_056, 64, None).is_ok());
+        assert_eq!(
+            ScratchRequest::new(&g, 131_072, 64, None)
+                .unwrap_err()
+                .status,
+            Status::OutOfResources
+        );
+        assert_eq!(dispatch_waves([1000, 1, 1], [64, 1, 1], 64), 16);
+        assert_eq!(dispatch_waves([64, 4, 1], [16, 4, 1], 64), 4);
+        assert_eq!(dispatch_waves([64, 1, 1], [96, 1, 1], 32), 3);
+    }
+}
