@@ -871,44 +871,6 @@ pub unsafe extern "C" fn hsa_amd_memory_async_copy_rect(
     })
 }
 
-/// ROCr's `GpuAgent::TranslateTime`: a GPU clock tick in the system
-/// domain (`HSA_SYSTEM_INFO_TIMESTAMP` ticks), by the line through the
-/// clock counters sampled at `hsa_init` and now.
-fn translate_time(c: &crate::state::Ctx, gpu_id: u32, tick: u64) -> Result<u64, Error> {
-    let t0 = c
-        .clock_t0
-        .get(&gpu_id)
-        .ok_or_else(|| Error::new(Status::Error, "no clock counters sampled for this GPU"))?;
-    let t1 =
-        c.rt.driver()
-            .clock_counters(gpu_id)
-            .map_err(|e| Error::driver("GET_CLOCK_COUNTERS", e))?;
-    let gpu = t1.gpu_clock_counter.wrapping_sub(t0.gpu_clock_counter);
-    let sys = t1
-        .system_clock_counter
-        .wrapping_sub(t0.system_clock_counter);
-    if gpu == 0 {
-        return Err(Error::new(
-            Status::Error,
-            "the GPU clock did not advance since hsa_init",
-        ));
-    }
-    let ratio = sys as f64 / gpu as f64;
-    let delta = tick.wrapping_sub(t1.gpu_clock_counter) as i64;
-    Ok(t1
-        .system_clock_counter
-        .wrapping_add_signed((ratio * delta as f64) as i64))
-}
-
-fn gpu_id_of(c: &crate::state::Ctx, agent: hsa_agent_t) -> Result<u32, Error> {
-    let a = agent_of(c, agent)?;
-    let r = c.rt.agent(a)?;
-    if !r.is_gpu() {
-        return Err(Error::new(Status::InvalidAgent, "not a GPU agent"));
-    }
-    Ok(r.gpu_id)
-}
-
 /// `hsa_amd_profiling_set_profiler_enabled`: the queue's
 /// `AMD_QUEUE_PROPERTIES_ENABLE_PROFILING` bit; the packet processor then
 /// writes each completion signal's `start_ts` / `end_ts`.
@@ -919,18 +881,7 @@ pub unsafe extern "C" fn hsa_amd_profiling_set_profiler_enabled(
     guard("hsa_amd_profiling_set_profiler_enabled", || {
         let c = ctx()?;
         let q = c.queue(queue as u64)?;
-        let at = q.queue.address() as usize
-            + core::mem::offset_of!(aql::queue::AmdQueue, queue_properties);
-        // SAFETY: the live queue's amd_queue_t, CPU-mapped while the entry
-        // lives; the word is 4-byte aligned and shared with the packet
-        // processor, hence atomic.
-        let props = unsafe { &*(at as *const core::sync::atomic::AtomicU32) };
-        let bit = aql::queue::AmdQueueProperties::ENABLE_PROFILING.bits();
-        if enable != 0 {
-            props.fetch_or(bit, core::sync::atomic::Ordering::AcqRel);
-        } else {
-            props.fetch_and(!bit, core::sync::atomic::Ordering::AcqRel);
-        }
+        c.rt.set_profiler_enabled(&q.queue, enable != 0)?;
         OK
     })
 }
@@ -947,17 +898,12 @@ pub unsafe extern "C" fn hsa_amd_profiling_get_dispatch_time(
         if time.is_null() {
             return Err(null("time"));
         }
-        let id = gpu_id_of(&c, agent)?;
+        let a = agent_of(&c, agent)?;
         let s = c.signal(signal.handle)?;
-        // amd_signal_t: start_ts at 32, end_ts at 40.
-        // SAFETY: the live signal's 64-byte amd_signal_t (held by `s`).
-        let (start, end) = unsafe {
-            let base = s.handle() as *const u64;
-            (base.add(4).read_volatile(), base.add(5).read_volatile())
-        };
+        let t = c.rt.dispatch_time(a, &s)?;
         let t = hsa_amd_profiling_dispatch_time_t {
-            start: translate_time(&c, id, start)?,
-            end: translate_time(&c, id, end)?,
+            start: t.start,
+            end: t.end,
         };
         // SAFETY: non-NULL.
         unsafe { put(time, t, "time") }?;
@@ -976,10 +922,178 @@ pub unsafe extern "C" fn hsa_amd_profiling_convert_tick_to_system_domain(
         if system_tick.is_null() {
             return Err(null("system_tick"));
         }
-        let id = gpu_id_of(&c, agent)?;
-        let t = translate_time(&c, id, agent_tick)?;
+        let a = agent_of(&c, agent)?;
+        let t = c.rt.tick_to_system(a, agent_tick)?;
         // SAFETY: non-NULL.
         unsafe { put(system_tick, t, "system_tick") }?;
+        OK
+    })
+}
+
+/// `hsa_amd_profiling_async_copy_enable`: later async copies record their
+/// start and end in their completion signal.
+pub unsafe extern "C" fn hsa_amd_profiling_async_copy_enable(enable: bool) -> hsa_status_t {
+    guard("hsa_amd_profiling_async_copy_enable", || {
+        ctx()?.rt.set_async_copy_profiling(enable);
+        OK
+    })
+}
+
+/// `hsa_amd_profiling_get_async_copy_time`.
+pub unsafe extern "C" fn hsa_amd_profiling_get_async_copy_time(
+    signal: hsa_signal_t,
+    time: *mut hsa_amd_profiling_async_copy_time_t,
+) -> hsa_status_t {
+    guard("hsa_amd_profiling_get_async_copy_time", || {
+        let c = ctx()?;
+        if time.is_null() {
+            return Err(null("time"));
+        }
+        let s = c.signal(signal.handle)?;
+        let t = c.rt.async_copy_time(&s)?;
+        let t = hsa_amd_profiling_async_copy_time_t {
+            start: t.start,
+            end: t.end,
+        };
+        // SAFETY: non-NULL.
+        unsafe { put(time, t, "time") }?;
+        OK
+    })
+}
+
+/// `hsa_amd_ipc_memory_create`: a dma-buf of the allocation, kept open for
+/// importers (`runtime::ipc`).
+pub unsafe extern "C" fn hsa_amd_ipc_memory_create(
+    ptr: *mut c_void,
+    len: usize,
+    handle: *mut hsa_amd_ipc_memory_t,
+) -> hsa_status_t {
+    guard("hsa_amd_ipc_memory_create", || {
+        let c = ctx()?;
+        if handle.is_null() {
+            return Err(null("handle"));
+        }
+        let h = c.rt.ipc_memory_create(ptr as u64, len as u64)?;
+        // SAFETY: non-NULL.
+        unsafe { put(handle, hsa_amd_ipc_memory_t { handle: h.0 }, "handle") }?;
+        OK
+    })
+}
+
+/// `hsa_amd_ipc_memory_attach`.
+pub unsafe extern "C" fn hsa_amd_ipc_memory_attach(
+    handle: *const hsa_amd_ipc_memory_t,
+    len: usize,
+    num_agents: u32,
+    mapping_agents: *const hsa_agent_t,
+    mapped_ptr: *mut *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_ipc_memory_attach", || {
+        let c = ctx()?;
+        if handle.is_null() {
+            return Err(null("handle"));
+        }
+        if mapped_ptr.is_null() {
+            return Err(null("mapped_ptr"));
+        }
+        // SAFETY: the caller's array of num_agents agents.
+        let list =
+            unsafe { crate::state::slice(mapping_agents, num_agents as usize, "mapping_agents") }?;
+        let agents = list
+            .iter()
+            .map(|&a| agent_of(&c, a))
+            .collect::<Result<Vec<_>, _>>()?;
+        // SAFETY: non-NULL, the caller's handle.
+        let h = runtime::ipc::IpcMemoryHandle(unsafe { (*handle).handle });
+        let p = c.rt.ipc_memory_attach(&h, len as u64, &agents)?;
+        // SAFETY: non-NULL.
+        unsafe { put(mapped_ptr, p as *mut c_void, "mapped_ptr") }?;
+        OK
+    })
+}
+
+/// `hsa_amd_ipc_memory_detach`.
+pub unsafe extern "C" fn hsa_amd_ipc_memory_detach(mapped_ptr: *mut c_void) -> hsa_status_t {
+    guard("hsa_amd_ipc_memory_detach", || {
+        ctx()?.rt.ipc_memory_detach(mapped_ptr as u64)?;
+        OK
+    })
+}
+
+/// `hsa_amd_ipc_signal_create`: shares a signal made with
+/// `HSA_AMD_SIGNAL_IPC`.
+pub unsafe extern "C" fn hsa_amd_ipc_signal_create(
+    signal: hsa_signal_t,
+    handle: *mut hsa_amd_ipc_signal_t,
+) -> hsa_status_t {
+    guard("hsa_amd_ipc_signal_create", || {
+        let c = ctx()?;
+        if handle.is_null() {
+            return Err(null("handle"));
+        }
+        let s = c.signal(signal.handle)?;
+        let h = c.rt.ipc_signal_create(&s)?;
+        // SAFETY: non-NULL.
+        unsafe { put(handle, hsa_amd_ipc_signal_t { handle: h.0 }, "handle") }?;
+        OK
+    })
+}
+
+/// `hsa_amd_ipc_signal_attach`: a signal of this process on another's.
+pub unsafe extern "C" fn hsa_amd_ipc_signal_attach(
+    handle: *const hsa_amd_ipc_signal_t,
+    signal: *mut hsa_signal_t,
+) -> hsa_status_t {
+    guard("hsa_amd_ipc_signal_attach", || {
+        let c = ctx()?;
+        if handle.is_null() {
+            return Err(null("handle"));
+        }
+        if signal.is_null() {
+            return Err(null("signal"));
+        }
+        // SAFETY: non-NULL, the caller's handle.
+        let h = runtime::ipc::IpcMemoryHandle(unsafe { (*handle).handle });
+        let s = c.rt.ipc_signal_attach(&h)?;
+        let sh = s.handle();
+        lock(&c.signals).insert(sh, s);
+        // SAFETY: non-NULL.
+        unsafe { put(signal, hsa_signal_t { handle: sh }, "signal") }?;
+        OK
+    })
+}
+
+/// `hsa_amd_register_system_event_handler`: `callback` gets every GPU
+/// memory fault (`HSA_AMD_GPU_MEMORY_FAULT_EVENT`), on the runtime's event
+/// thread; without one that returns success the fault is ROCr's message and
+/// `abort()` (`runtime::system_events`).
+pub unsafe extern "C" fn hsa_amd_register_system_event_handler(
+    callback: system_event_cb,
+    data: *mut c_void,
+) -> hsa_status_t {
+    guard("hsa_amd_register_system_event_handler", || {
+        let c = ctx()?;
+        let Some(cb) = callback else {
+            return Err(null("callback"));
+        };
+        let data = data as usize;
+        c.rt.register_system_event_handler(Box::new(move |e| {
+            let runtime::system_events::SystemEvent::GpuMemoryFault(f) = e;
+            let ev = hsa_amd_event_t {
+                event_type: 0, // HSA_AMD_GPU_MEMORY_FAULT_EVENT
+                memory_fault: hsa_amd_gpu_memory_fault_info_t {
+                    agent: hsa_agent_t {
+                        handle: f.agent.handle(),
+                    },
+                    virtual_address: f.virtual_address,
+                    fault_reason_mask: f.fault_reason_mask,
+                },
+            };
+            // SAFETY: the C caller's callback with its own data pointer,
+            // and an event that lives for the call.
+            let status = unsafe { cb((&raw const ev).cast(), data as *mut c_void) };
+            Status::from_raw(status).unwrap_or(Status::Error)
+        }));
         OK
     })
 }
@@ -1003,10 +1117,6 @@ macro_rules! not_implemented {
 not_implemented! {
     /// `hsa_amd_coherency_set_type`: not implemented (`HSA_STATUS_ERROR`).
     fn hsa_amd_coherency_set_type(agent: hsa_agent_t, type_: c_enum) => Error;
-    /// `hsa_amd_profiling_async_copy_enable`: not implemented (`HSA_STATUS_ERROR`).
-    fn hsa_amd_profiling_async_copy_enable(enable: bool) => Error;
-    /// `hsa_amd_profiling_get_async_copy_time`: not implemented (`HSA_STATUS_ERROR`).
-    fn hsa_amd_profiling_get_async_copy_time(signal: hsa_signal_t, time: *mut hsa_amd_profiling_async_copy_time_t) => Error;
     /// `hsa_amd_memory_pool_can_migrate`: ROCr 5.2.3's answer, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`.
     fn hsa_amd_memory_pool_can_migrate(src: hsa_amd_memory_pool_t, dst: hsa_amd_memory_pool_t, result: *mut bool) => OutOfResources;
     /// `hsa_amd_memory_migrate`: ROCr 5.2.3's answer, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`.
@@ -1015,18 +1125,6 @@ not_implemented! {
     fn hsa_amd_interop_map_buffer(num_agents: u32, agents: *mut hsa_agent_t, interop_handle: c_int, flags: u32, size: *mut usize, ptr: *mut *mut c_void, metadata_size: *mut usize, metadata: *mut *const c_void) => Error;
     /// `hsa_amd_interop_unmap_buffer`: no graphics interop (`HSA_STATUS_ERROR`).
     fn hsa_amd_interop_unmap_buffer(ptr: *mut c_void) => Error;
-    /// `hsa_amd_ipc_memory_create`: no IPC (`HSA_STATUS_ERROR`).
-    fn hsa_amd_ipc_memory_create(ptr: *mut c_void, len: usize, handle: *mut hsa_amd_ipc_memory_t) => Error;
-    /// `hsa_amd_ipc_memory_attach`: no IPC (`HSA_STATUS_ERROR`).
-    fn hsa_amd_ipc_memory_attach(handle: *const hsa_amd_ipc_memory_t, len: usize, num_agents: u32, mapping_agents: *const hsa_agent_t, mapped_ptr: *mut *mut c_void) => Error;
-    /// `hsa_amd_ipc_memory_detach`: no IPC (`HSA_STATUS_ERROR`).
-    fn hsa_amd_ipc_memory_detach(mapped_ptr: *mut c_void) => Error;
-    /// `hsa_amd_ipc_signal_create`: no IPC (`HSA_STATUS_ERROR`).
-    fn hsa_amd_ipc_signal_create(signal: hsa_signal_t, handle: *mut hsa_amd_ipc_signal_t) => Error;
-    /// `hsa_amd_ipc_signal_attach`: no IPC (`HSA_STATUS_ERROR`).
-    fn hsa_amd_ipc_signal_attach(handle: *const hsa_amd_ipc_signal_t, signal: *mut hsa_signal_t) => Error;
-    /// `hsa_amd_register_system_event_handler`: not implemented (`HSA_STATUS_ERROR`).
-    fn hsa_amd_register_system_event_handler(callback: system_event_cb, data: *mut c_void) => Error;
     /// `hsa_amd_svm_attributes_set`: no SVM (`HSA_STATUS_ERROR`).
     fn hsa_amd_svm_attributes_set(ptr: *mut c_void, size: usize, attribute_list: *mut hsa_amd_svm_attribute_pair_t, attribute_count: usize) => Error;
     /// `hsa_amd_svm_attributes_get`: no SVM (`HSA_STATUS_ERROR`).

@@ -63,8 +63,9 @@ pub unsafe extern "C" fn hsa_signal_create(
 }
 
 /// `hsa_amd_signal_create`: `HSA_AMD_SIGNAL_AMD_GPU_ONLY` makes a default
-/// signal (no interrupt event), as ROCr; `HSA_AMD_SIGNAL_IPC` is not
-/// implemented (`HSA_STATUS_ERROR`); no attribute is `hsa_signal_create`.
+/// signal (no interrupt event), as ROCr; `HSA_AMD_SIGNAL_IPC` a signal on a
+/// page of its own that `hsa_amd_ipc_signal_create` can share
+/// (`Runtime::create_ipc_signal`); no attribute is `hsa_signal_create`.
 pub unsafe extern "C" fn hsa_amd_signal_create(
     initial_value: hsa_signal_value_t,
     num_consumers: u32,
@@ -75,8 +76,16 @@ pub unsafe extern "C" fn hsa_amd_signal_create(
     guard("hsa_amd_signal_create", || {
         use crate::ffi::consts::{HSA_AMD_SIGNAL_AMD_GPU_ONLY, HSA_AMD_SIGNAL_IPC};
         if attributes & HSA_AMD_SIGNAL_IPC != 0 {
-            ctx()?;
-            return Err(Error::new(Status::Error, "IPC signals are not implemented"));
+            let c = ctx()?;
+            if signal.is_null() {
+                return Err(null("signal"));
+            }
+            let s = c.rt.create_ipc_signal(initial_value)?;
+            let h = s.handle();
+            lock(&c.signals).insert(h, s);
+            // SAFETY: non-NULL.
+            unsafe { put(signal, hsa_signal_t { handle: h }, "signal") }?;
+            return OK;
         }
         if attributes & HSA_AMD_SIGNAL_AMD_GPU_ONLY != 0 {
             // ROCr's rule: a default signal (no interrupt event), the

@@ -107,9 +107,6 @@ pub(crate) struct Ctx {
     /// `hsa_amd_memory_lock`s by host pointer (a stack: the same pointer
     /// may be locked again), each the runtime lock blocks it holds.
     pub(crate) locks: Mutex<Locks>,
-    /// Per GPU id, the clock counters sampled at `hsa_init` (ROCr's `t0_`:
-    /// the first point of the GPU-to-system tick translation).
-    pub(crate) clock_t0: HashMap<u32, kfd::ClockCounters>,
     pub(crate) next_handle: AtomicU64,
 }
 
@@ -121,13 +118,9 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Ctx {
     fn new(rt: Runtime) -> Self {
-        let clock_t0 = rt
-            .gpu_agents()
-            .filter_map(|a| {
-                let id = rt.agent(a).ok()?.gpu_id;
-                Some((id, rt.driver().clock_counters(id).ok()?))
-            })
-            .collect();
+        // A C program sees a fault no handler took as on ROCr: its message,
+        // then abort().
+        rt.set_abort_on_unhandled_memory_fault(true);
         Self {
             rt,
             signals: Mutex::default(),
@@ -141,7 +134,6 @@ impl Ctx {
             loaded: Mutex::default(),
             user_data: Mutex::default(),
             notifiers: Mutex::default(),
-            clock_t0,
             locks: Mutex::default(),
             next_handle: AtomicU64::new(1),
         }

@@ -12,7 +12,9 @@
 //! `tests/c/misc.c` (ISAs by name, compatibility, the deprecated code
 //! object path, symbol iteration, signal groups and operations,
 //! `hsa_memory_copy`, soft queues, queue error callbacks, init reference
-//! counting).
+//! counting) and `tests/c/ipc_events.c` (async-copy profiling, IPC memory
+//! and an IPC signal shared with a second process, GPU memory faults to a
+//! system event handler, and ROCr's message and abort without one).
 
 mod common;
 
@@ -65,5 +67,52 @@ fn misc_isas_code_objects_signal_groups_init_counting() {
     assert!(
         stdout.contains("misc: isas, code objects, symbols, signal groups, signal ops, memory copy, soft queues, queue errors, init counting: ok"),
         "{stdout}"
+    );
+}
+
+#[test]
+fn copy_profiling_and_ipc_memory_and_signals_across_processes() {
+    let prog = gcc("ipc_events", &["ipc_events.c"], &[]);
+    let out = run_ok(on_ours(&prog).arg(kernels()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("ipc child: ok"), "{stdout}");
+    assert!(
+        stdout.contains("ipc events: copy times, ipc memory and signal across processes: ok"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_gpu_memory_fault_reaches_the_system_event_handler() {
+    let prog = gcc("ipc_events", &["ipc_events.c"], &[]);
+    let out = run_ok(on_ours(&prog).arg(kernels()).arg("handled"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // The page of the bad address; reason HSA_AMD_MEMORY_FAULT_PAGE_NOT_PRESENT.
+    assert!(
+        stdout.contains("handled fault at 0x7e0000000000 reasons 0x1"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn an_unhandled_gpu_memory_fault_prints_rocrs_message_and_aborts() {
+    use std::os::unix::process::ExitStatusExt;
+    let prog = gcc("ipc_events", &["ipc_events.c"], &[]);
+    let out = on_ours(&prog)
+        .arg(kernels())
+        .arg("unhandled")
+        .env_remove("HSA_ENABLE_VM_FAULT_MESSAGE")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.signal(), Some(6), "SIGABRT, as ROCr: {stderr}");
+    assert!(
+        stderr.lines().any(
+            |l| l.starts_with("Memory access fault by GPU node-1 (Agent handle: ")
+                && l.ends_with(
+                    ") on address 0x7e0000000000. Reason: Page not present or supervisor privilege."
+                )
+        ),
+        "{stderr}"
     );
 }
