@@ -45,7 +45,7 @@ ensure_packages() {
 #   (cabi/tests/rocminfo.rs, cabi/tests/hip.rs);
 # - qemu-system-arm: qemu-system-aarch64 and qemu-system-arm, which run
 #   examples/firmware-aarch64 and examples/emulated-atomics-m4.
-TEST_PACKAGES=(gcc g++ libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 python3-pip rocminfo hipcc qemu-system-arm)
+TEST_PACKAGES=(gcc g++ libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 python3-pip rocminfo hipcc librocrand-dev qemu-system-arm)
 
 # fetch_tinygrad DIR: the tinygrad wheel (read as data by
 # tests/tests/kfd_tinygrad.rs, never installed or imported) into DIR, once.

@@ -360,3 +360,107 @@ fn module() {
     let co = hipcc("module_kernels", &["--genco"], "module_kernels.co");
     run_passing("module", &[], &[&co]);
 }
+
+#[path = "../../sim/tests/support/rocrand_reference.rs"]
+mod reference;
+
+/// The words `rocrand_host` wrote to `dir/name.bin`.
+fn words(dir: &Path, name: &str) -> Vec<u32> {
+    let p = dir.join(format!("{name}.bin"));
+    std::fs::read(&p)
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn assert_same(what: &str, got: &[u32], want: &[u32]) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
+        panic!(
+            "{what}: first difference at {i}: rocRAND {:#010x}, reference {:#010x} ({} of {} differ)",
+            got[i],
+            want[i],
+            (0..got.len()).filter(|&i| got[i] != want[i]).count(),
+            got.len()
+        );
+    }
+}
+
+/// Debian's librocrand1 through its host API (`rocrand_create_generator`,
+/// `rocrand_set_seed`/`_offset`, two `rocrand_generate` calls) on the
+/// drop-in, equal to the published algorithms (the references of
+/// `sim/tests/rocrand.rs`, checked there against Random123's known answers
+/// and the published jump matrices). rocRAND's host code launches its own
+/// grids: 131072 XORWOW and MRG32k3a engines (512 blocks of 256), whose
+/// init kernels take minutes in a debug build of the software GPU, so this
+/// runs in release builds (`scripts/test` runs
+/// `cargo test --release -p hsa-runtime64 --test hip_programs rocrand`).
+#[test]
+#[cfg_attr(debug_assertions, ignore = "needs release speed")]
+fn rocrand_host_api_matches_the_reference_algorithms() {
+    use reference::*;
+    assert!(
+        Path::new("/usr/include/rocrand/rocrand.h").exists(),
+        "/usr/include/rocrand/rocrand.h is missing: install librocrand-dev"
+    );
+    let prog = hipcc("rocrand_host", &["-lrocrand"], "rocrand_host");
+    let dir = work_dir("rocrand");
+    let mut cmd = on_ours(&prog);
+    cmd.arg(&dir);
+    let (stdout, stderr) = text(&run_ok(&mut cmd));
+    assert!(
+        stdout.lines().any(|l| l == "rocrand_host: ok"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(stderr.contains("using the software GPU"), "{stderr}");
+    // The seeds, offsets and sizes of rocrand_host.hip.
+    const ENGINES: u64 = 512 * 256;
+
+    let mut jump67 = Gf2Map::step();
+    for _ in 0..67 {
+        jump67 = jump67.squared();
+    }
+    let want = interleaved_reference(
+        ENGINES,
+        0,
+        4000,
+        Xorwow::seeded(0x5eed),
+        |g| g.x = jump67.apply(g.x),
+        |mut g, n| (0..n).map(|_| g.next()).collect(),
+    );
+    assert_same("XORWOW seed 0x5eed", &words(&dir, "xorwow"), &want);
+
+    let seed = 0xdead_beef_cafe_f00du64;
+    let key = [seed as u32, (seed >> 32) as u32];
+    let want: Vec<u32> = (0..4099 + 517)
+        .map(|i| philox_stream(key, 0, 6 + i))
+        .collect();
+    assert_same(
+        "Philox4x32-10 seed 0xdeadbeefcafef00d offset 6",
+        &words(&dir, "philox"),
+        &want,
+    );
+
+    let j1 = mat_pow2(&A1, 76, M1);
+    let j2 = mat_pow2(&A2, 76, M2);
+    let want: Vec<u32> = interleaved_reference(
+        ENGINES,
+        0,
+        4000,
+        Mrg32k3a::seeded(0xcafe_f00d),
+        |g| {
+            g.g1 = mat_vec(&j1, g.g1, M1);
+            g.g2 = mat_vec(&j2, g.g2, M2);
+        },
+        |mut g, n| (0..n).map(|_| g.next()).collect(),
+    )
+    .into_iter()
+    .map(mrg_uniform_uint)
+    .collect();
+    assert_same("MRG32k3a seed 0xcafef00d", &words(&dir, "mrg32k3a"), &want);
+
+    let v = sobol_directions(0);
+    let want: Vec<u32> = (0..5300).map(|j| sobol_point(&v, 77 + j)).collect();
+    assert_same("Sobol32 offset 77", &words(&dir, "sobol32"), &want);
+}
