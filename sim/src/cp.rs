@@ -830,8 +830,9 @@ impl Worker {
                         return Ok(false);
                     }
                 }
+                let start = self.barrier_start(q)?;
                 self.launch(q, p.id)?;
-                self.complete(b.completion_signal, None)?;
+                self.complete(b.completion_signal, start)?;
             }
             Packet::BarrierOr(b) => {
                 let mut any = false;
@@ -846,8 +847,9 @@ impl Worker {
                 if !any && !all_null {
                     return Ok(false);
                 }
+                let start = self.barrier_start(q)?;
                 self.launch(q, p.id)?;
-                self.complete(b.completion_signal, None)?;
+                self.complete(b.completion_signal, start)?;
             }
             Packet::AmdBarrierValue(b) => {
                 if !b.signal.is_null() {
@@ -858,8 +860,9 @@ impl Worker {
                         Err(e) => return Err(Stop::Code(code::VENDOR_FORMAT, e.to_string())),
                     }
                 }
+                let start = self.barrier_start(q)?;
                 self.launch(q, p.id)?;
-                self.complete(b.completion_signal, None)?;
+                self.complete(b.completion_signal, start)?;
             }
             Packet::KernelDispatch(k) => {
                 let start = self.inner.gpu_clock();
@@ -872,6 +875,14 @@ impl Worker {
             }
         }
         Ok(true)
+    }
+
+    /// A barrier's start time when its queue has profiling enabled: its
+    /// completion signal then gets `start_ts`/`end_ts` as a dispatch's
+    /// does (HIP times `hipEventRecord` markers, barrier packets, by them).
+    fn barrier_start(&self, q: &QueueState) -> Result<Option<u64>, Stop> {
+        let (_, profiling) = self.scratch(q)?;
+        Ok(profiling.then(|| self.inner.gpu_clock()))
     }
 
     fn amd_queue(&self, q: &QueueState) -> Option<u64> {

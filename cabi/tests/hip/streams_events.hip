@@ -1,6 +1,7 @@
 // Streams and events: four streams with their own work, hipStreamQuery,
 // hipStreamSynchronize, hipStreamWaitEvent ordering one stream after
-// another, hipEventRecord/Synchronize/Query/ElapsedTime, stream callbacks
+// another, hipEventRecord/Synchronize/Query/ElapsedTime (positive around
+// kernels: the packet processor times HIP's barrier markers), stream callbacks
 // (hipStreamAddCallback) running in order after the work before them, and
 // hipDeviceSynchronize waiting for every stream.
 #define TEST_NAME "streams_events"
@@ -30,8 +31,9 @@ int main() {
     const int n = 4096, S = 4;
     hipStream_t s[S];
     int *d[S];
-    hipEvent_t start, stop;
+    hipEvent_t start, mid, stop;
     CHECK(hipEventCreate(&start));
+    CHECK(hipEventCreate(&mid));
     CHECK(hipEventCreate(&stop));
     for (int k = 0; k < S; k++) {
         CHECK(hipStreamCreate(&s[k]));
@@ -43,14 +45,23 @@ int main() {
         hipLaunchKernelGGL(spin_add, dim3(n / 256), dim3(256), 0, s[k], d[k], k + 1, n, 10);
         CHECK(hipGetLastError());
         CHECK(hipStreamAddCallback(s[k], callback, (void *)(size_t)k, 0));
+        if (k == 0) {
+            CHECK(hipEventRecord(mid, s[0]));
+            hipLaunchKernelGGL(spin_add, dim3(n / 256), dim3(256), 0, s[0], d[0], 0, n, 100);
+        }
     }
     CHECK(hipEventRecord(stop, s[0]));
     CHECK(hipEventSynchronize(stop));
     CHECK(hipEventQuery(stop));
-    float ms = -1;
+    // Each interval holds a kernel: its time is positive, and the whole
+    // is longer than its first part.
+    float ms = -1, first = -1, second = -1;
     CHECK(hipEventElapsedTime(&ms, start, stop));
-    printf("elapsed %f ms\n", ms);
-    EXPECT(ms >= 0.0f, "elapsed time %f", ms);
+    CHECK(hipEventElapsedTime(&first, start, mid));
+    CHECK(hipEventElapsedTime(&second, mid, stop));
+    printf("elapsed %f ms = %f + %f\n", ms, first, second);
+    EXPECT(first > 0.0f && second > 0.0f && ms > first && ms > second,
+           "elapsed times %f = %f + %f", ms, first, second);
     for (int k = 0; k < S; k++) CHECK(hipStreamSynchronize(s[k]));
     for (int k = 0; k < S; k++) CHECK(hipStreamQuery(s[k]));
     for (int k = 0; k < S; k++) {
@@ -83,6 +94,7 @@ int main() {
         CHECK(hipFree(d[k]));
     }
     CHECK(hipEventDestroy(start));
+    CHECK(hipEventDestroy(mid));
     CHECK(hipEventDestroy(stop));
     CHECK(hipEventDestroy(done));
     return pass();
