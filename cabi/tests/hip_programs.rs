@@ -260,7 +260,6 @@ fn memory() {
 }
 
 #[test]
-#[ignore = "HIP 5.2.3's hipMallocManaged calls hsa_amd_svm_attributes_set (SVM is advertised), which is not implemented"]
 fn managed() {
     run_passing("managed", &[], &[]);
 }

@@ -37,6 +37,7 @@ pub mod queue;
 pub mod sdma;
 pub mod signal;
 pub mod status;
+pub mod svm;
 pub mod system;
 
 pub use agent::{Agent, AgentRecord, DeviceType};
