@@ -50,7 +50,9 @@ ensure_packages() {
 #   drm.h, against which the sim's DRM structs are checked; hipcc,
 #   libamdhip64-dev: a HIP program on Debian's HIP 5.2.3 over ROCr over the
 #   sim (the same script).
-TEST_PACKAGES=(gcc g++ libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 python3-pip qemu-system-arm rocminfo libdrm-dev hipcc libamdhip64-dev)
+# - librocrand-dev: rocRAND's host API for the HIP rocRAND check
+#   (cabi/tests/hip_programs.rs).
+TEST_PACKAGES=(gcc g++ libhsa-runtime-dev linux-libc-dev clang-19 lld-19 llvm-19 libamd-comgr-dev python3 python3-pip qemu-system-arm rocminfo libdrm-dev hipcc libamdhip64-dev librocrand-dev)
 
 # fetch_tinygrad DIR: the tinygrad wheel (read as data by
 # tests/tests/kfd_tinygrad.rs, never installed or imported) into DIR, once.

@@ -1125,8 +1125,6 @@ not_implemented! {
     fn hsa_amd_interop_map_buffer(num_agents: u32, agents: *mut hsa_agent_t, interop_handle: c_int, flags: u32, size: *mut usize, ptr: *mut *mut c_void, metadata_size: *mut usize, metadata: *mut *const c_void) => Error;
     /// `hsa_amd_interop_unmap_buffer`: no graphics interop (`HSA_STATUS_ERROR`).
     fn hsa_amd_interop_unmap_buffer(ptr: *mut c_void) => Error;
-    /// `hsa_amd_svm_attributes_set`: no SVM (`HSA_STATUS_ERROR`).
-    fn hsa_amd_svm_attributes_set(ptr: *mut c_void, size: usize, attribute_list: *mut hsa_amd_svm_attribute_pair_t, attribute_count: usize) => Error;
     /// `hsa_amd_svm_attributes_get`: no SVM (`HSA_STATUS_ERROR`).
     fn hsa_amd_svm_attributes_get(ptr: *mut c_void, size: usize, attribute_list: *mut hsa_amd_svm_attribute_pair_t, attribute_count: usize) => Error;
     /// `hsa_amd_queue_intercept_create` (API table only, not exported by ROCr 5.2.3): not implemented (`HSA_STATUS_ERROR`).
@@ -1137,4 +1135,56 @@ not_implemented! {
     fn hsa_amd_runtime_queue_create_register(callback: *const c_void, user_data: *mut c_void) => Error;
     /// `hsa_amd_svm_prefetch_async`: no SVM (`HSA_STATUS_ERROR`).
     fn hsa_amd_svm_prefetch_async(ptr: *mut c_void, size: usize, agent: hsa_agent_t, num_dep_signals: u32, dep_signals: *const hsa_signal_t, completion_signal: hsa_signal_t) => Error;
+}
+
+/// `hsa_amd_svm_attributes_set`: the attributes as ROCr's `SetSvmAttrib`
+/// hands them to KFD (`runtime::svm`); HIP's `hipMallocManaged` gives the
+/// device access this way. `PREFETCH_LOCATION` and `ACCESS_QUERY` are
+/// `INVALID_ARGUMENT` (the header: "may not be used with this API");
+/// `HIVE_LOCAL`, `MIGRATION_GRANULARITY` and `READ_MOSTLY` are not
+/// implemented (`HSA_STATUS_ERROR`).
+pub unsafe extern "C" fn hsa_amd_svm_attributes_set(
+    ptr: *mut c_void,
+    size: usize,
+    attribute_list: *mut hsa_amd_svm_attribute_pair_t,
+    attribute_count: usize,
+) -> hsa_status_t {
+    guard("hsa_amd_svm_attributes_set", || {
+        use runtime::svm::SvmAttribute as A;
+        let c = ctx()?;
+        // SAFETY: the caller's array of attribute_count pairs.
+        let list = unsafe { slice(attribute_list, attribute_count, "attribute_list") }?;
+        let agent = |v: u64| agent_of(&c, hsa_agent_t { handle: v });
+        let mut attrs = Vec::with_capacity(list.len());
+        for (i, p) in list.iter().enumerate() {
+            attrs.push(match p.attribute {
+                // HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED 0, COARSE_GRAINED 1.
+                0 if p.value <= 1 => A::GlobalFlag { fine: p.value == 0 },
+                1 => A::ReadOnly(p.value != 0),
+                4 => A::PreferredLocation(agent(p.value)?),
+                0x200 => A::Accessible(agent(p.value)?),
+                0x201 => A::AccessibleInPlace(agent(p.value)?),
+                0x202 => A::NoAccess(agent(p.value)?),
+                2 | 3 | 6 => {
+                    return Err(Error::new(
+                        Status::Error,
+                        format!(
+                            "hsa_amd_svm_attributes_set: attribute {i} ({:#x}) is not implemented",
+                            p.attribute
+                        ),
+                    ));
+                }
+                _ => {
+                    return Err(Error::invalid_argument(format!(
+                        "hsa_amd_svm_attributes_set: attribute {i} ({:#x} = {:#x}) cannot be set",
+                        p.attribute, p.value
+                    )));
+                }
+            });
+        }
+        // SAFETY: the caller's memory: HIP keeps a managed allocation mapped
+        // until it frees it, after the GPU's last use.
+        unsafe { c.rt.svm_set_attributes(ptr as u64, size as u64, &attrs) }?;
+        OK
+    })
 }

@@ -163,6 +163,8 @@ pub trait Driver: Send + Sync + 'static {
     fn map_to_gpus(&self, handle: u64, gpu_ids: &[u32]) -> kfd::Result<()>;
     /// `UNMAP_MEMORY_FROM_GPU`.
     fn unmap_from_gpus(&self, handle: u64, gpu_ids: &[u32]) -> kfd::Result<()>;
+    /// `AMDKFD_IOC_SVM` `SET_ATTR` of the page-aligned range.
+    fn svm_set_attr(&self, start: u64, size: u64, attrs: &[raw::SvmAttribute]) -> kfd::Result<()>;
     /// Maps a buffer for the CPU at exactly `addr` through the render node
     /// of `gpu_id` (acquired first).
     ///
@@ -341,6 +343,10 @@ impl<D: KfdDevice> Driver for KfdDriver<D> {
 
     fn unmap_from_gpus(&self, handle: u64, gpu_ids: &[u32]) -> kfd::Result<()> {
         self.kfd.unmap_memory_from_gpu(handle, gpu_ids)
+    }
+
+    fn svm_set_attr(&self, start: u64, size: u64, attrs: &[raw::SvmAttribute]) -> kfd::Result<()> {
+        self.kfd.svm_set_attr(start, size, attrs)
     }
 
     unsafe fn map_cpu_at(

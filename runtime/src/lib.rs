@@ -45,6 +45,7 @@ pub mod scratch;
 pub mod sdma;
 pub mod signal;
 pub mod status;
+pub mod svm;
 pub mod system;
 pub mod system_events;
 pub mod vmem;

@@ -895,8 +895,9 @@ impl Worker {
                         Err(e) => return Err(Stop::Code(code::VENDOR_FORMAT, e.to_string())),
                     }
                 }
+                let start = self.inner.gpu_clock();
                 self.launch(q, p.id)?;
-                self.complete(b.completion_signal, None)?;
+                self.complete(b.completion_signal, self.profiled(q).then_some(start))?;
             }
             Packet::KernelDispatch(k) => {
                 let start = self.inner.gpu_clock();

@@ -261,6 +261,9 @@ struct Process {
     xnack: bool,
     runtime_enabled: bool,
     svm: BTreeMap<u64, (u64, Vec<raw::SvmAttribute>)>,
+    /// SVM ranges (start) mapped on a GPU (index) because an access
+    /// attribute names it.
+    svm_mapped: BTreeSet<(u64, usize)>,
 }
 
 /// Everything the device, its render nodes and its command processors share.
@@ -1447,6 +1450,55 @@ impl SimDevice {
         Ok(0)
     }
 
+    /// What `svm_range_validate_and_map` does without XNACK: the range is
+    /// mapped on exactly the GPUs an `ACCESS` or `ACCESS_IN_PLACE`
+    /// attribute names (system memory, in place: the GPU reads the
+    /// client's own pages at the same address), unmapped from the others.
+    /// A range overlapping a buffer already mapped there is `EINVAL`.
+    fn map_svm(
+        &self,
+        p: &mut Process,
+        start: u64,
+        size: u64,
+        attrs: &[raw::SvmAttribute],
+    ) -> Result<(), Errno> {
+        let d = &*self.inner;
+        for (gi, g) in d.gpus.iter().enumerate() {
+            let want = attrs.iter().any(|at| {
+                at.value == g.node.gpu_id
+                    && matches!(
+                        at.type_,
+                        KFD_IOCTL_SVM_ATTR_ACCESS | KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE
+                    )
+            });
+            let have = p.svm_mapped.contains(&(start, gi));
+            let mut map = g.memory.map().write().unwrap_or_else(|e| e.into_inner());
+            if want && !have {
+                let ptr = NonNull::new(start as usize as *mut u8).ok_or(Errno::INVAL)?;
+                let len = usize::try_from(size).map_err(|_| Errno::INVAL)?;
+                // SAFETY: the SVM contract as the sim models it: the range is
+                // mapped memory of the client (checked by `svm`), which keeps
+                // it mapped while a GPU has access (amdgpu follows unmaps with
+                // an MMU notifier; the sim has none, as with USERPTR).
+                let view = unsafe { HostView::borrowed(ptr, len) };
+                let range = VaRange {
+                    end: start.checked_add(size).ok_or(Errno::INVAL)?,
+                    view: Arc::new(view),
+                    view_offset: 0,
+                    writable: true,
+                };
+                if start < GPUVM_BASE || !map.insert(start, range) {
+                    return Err(Errno::INVAL);
+                }
+                p.svm_mapped.insert((start, gi));
+            } else if !want && have {
+                map.remove(start);
+                p.svm_mapped.remove(&(start, gi));
+            }
+        }
+        Ok(())
+    }
+
     fn svm(&self, a: &mut raw::SvmArgs, arg: *mut u8) -> Result<c_int, Errno> {
         if a.start_addr % 4096 != 0 || a.size % 4096 != 0 || a.start_addr == 0 || a.size == 0 {
             return Err(Errno::INVAL);
@@ -1523,6 +1575,8 @@ impl SimDevice {
                     });
                     entry.1.push(*at);
                 }
+                let (size, stored) = (entry.0, entry.1.clone());
+                self.map_svm(&mut p, a.start_addr, size, &stored)?;
                 Ok(0)
             }
             KFD_IOCTL_SVM_OP_GET_ATTR => {

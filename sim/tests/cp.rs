@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
-use aql::packet::{AgentDispatchPacket, BarrierOrPacket, KernelDispatchPacket};
+use aql::packet::{AgentDispatchPacket, BarrierAndPacket, BarrierOrPacket, KernelDispatchPacket};
 use aql::{FenceScope, PacketHeader, PacketType, SignalHandle};
 use kfd::ioctl::raw;
 use kfd::ioctl::*;
@@ -137,6 +137,50 @@ fn profiling_timestamps_are_ordered_across_packets() {
     q2.submit(dispatch_words(kernel.va, data.va, s));
     wait_zero(s);
     assert_eq!(atomic_u64(s.handle + 32).load(Ordering::Acquire), 0);
+}
+
+/// Barrier packets of a profiled queue get `start_ts`/`end_ts` too, in
+/// order with the dispatches around them (HIP 5.2.3 times
+/// `hipEventRecord`'s markers, barrier-AND packets, by them); without the
+/// profiling bit they get none.
+#[test]
+fn profiling_timestamps_of_barrier_packets() {
+    let c = with_core(Counter);
+    let q = Queue::no_scratch(&c, true);
+    let data = c.buffer(4096);
+    let kernel = c.buffer(4096);
+    let n = SignalHandle::NULL;
+    let (d0, b, d1, o) = (
+        signal(&data, 64, 1),
+        signal(&data, 128, 1),
+        signal(&data, 192, 1),
+        signal(&data, 256, 1),
+    );
+    q.submit(dispatch_words(kernel.va, data.va, d0));
+    q.submit(zerocopy::transmute!(BarrierAndPacket::new([n; 5], b)));
+    q.submit(dispatch_words(kernel.va, data.va, d1));
+    q.submit(zerocopy::transmute!(BarrierOrPacket::new([n; 5], o)));
+    wait_zero(o);
+    let ts = |s: SignalHandle| {
+        (
+            atomic_u64(s.handle + 32).load(Ordering::Acquire),
+            atomic_u64(s.handle + 40).load(Ordering::Acquire),
+        )
+    };
+    let mut last = 0;
+    for s in [d0, b, d1, o] {
+        let (start, end) = ts(s);
+        assert!(
+            start != 0 && last <= start && start <= end,
+            "{last} <= {start} <= {end}"
+        );
+        last = end;
+    }
+    let q2 = Queue::no_scratch(&c, false);
+    let s = signal(&data, 1024, 1);
+    q2.submit(zerocopy::transmute!(BarrierAndPacket::new([n; 5], s)));
+    wait_zero(s);
+    assert_eq!(ts(s), (0, 0));
 }
 
 struct Recorder;

@@ -14,7 +14,7 @@ use kfd::ioctl::raw;
 use kfd::ioctl::*;
 use kfd::topology::Topology;
 use rustix::io::Errno;
-use sim::{Board, SimBuilder, SimDevice};
+use sim::{Board, DeviceMemory, SimBuilder, SimDevice};
 use support::*;
 
 /// `kfd_ioctl_update_queue` + `pqm_update_queue_properties`.
@@ -303,6 +303,63 @@ fn svm_attributes_round_trip() {
         Some(Errno::FAULT),
         "unmapped"
     );
+}
+
+/// Without XNACK an SVM range is mapped on the GPUs an `ACCESS` or
+/// `ACCESS_IN_PLACE` attribute names, in place (the GPU reads and writes the
+/// process's own pages at their address), and unmapped by `NO_ACCESS`.
+#[test]
+fn svm_access_maps_the_range_on_that_gpu() {
+    let c = Client::default();
+    let len = 2 * 4096;
+    // SAFETY: a fresh anonymous mapping of ours.
+    let va = unsafe {
+        rustix::mm::mmap_anonymous(
+            std::ptr::null_mut(),
+            len,
+            rustix::mm::ProtFlags::READ | rustix::mm::ProtFlags::WRITE,
+            rustix::mm::MapFlags::PRIVATE,
+        )
+    }
+    .unwrap() as u64;
+    let at = |type_, value| raw::SvmAttribute { type_, value };
+    let mem = c.kfd.device().gpu_memory(c.gpu_id).unwrap();
+    c.kfd
+        .svm_set_attr(va, len as u64, &[at(KFD_IOCTL_SVM_ATTR_PREFERRED_LOC, 0)])
+        .unwrap();
+    assert!(!mem.is_mapped(va, 4), "no access attribute yet");
+    c.kfd
+        .svm_set_attr(va, len as u64, &[at(KFD_IOCTL_SVM_ATTR_ACCESS, c.gpu_id)])
+        .unwrap();
+    assert!(mem.is_mapped(va, len as u64));
+    // SAFETY: our mapping.
+    unsafe { ((va + 4100) as *mut u32).write_volatile(0x1234_5678) };
+    assert_eq!(
+        mem.load_u32(va + 4100, Ordering::Acquire).unwrap(),
+        0x1234_5678
+    );
+    mem.store_u32(va + 8, 77, Ordering::Release).unwrap();
+    // SAFETY: as above.
+    assert_eq!(unsafe { ((va + 8) as *const u32).read_volatile() }, 77);
+    // Setting access again is no change; NO_ACCESS unmaps.
+    c.kfd
+        .svm_set_attr(
+            va,
+            len as u64,
+            &[at(KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE, c.gpu_id)],
+        )
+        .unwrap();
+    assert!(mem.is_mapped(va, len as u64));
+    c.kfd
+        .svm_set_attr(
+            va,
+            len as u64,
+            &[at(KFD_IOCTL_SVM_ATTR_NO_ACCESS, c.gpu_id)],
+        )
+        .unwrap();
+    assert!(!mem.is_mapped(va, 4));
+    // SAFETY: our mapping, no longer used.
+    unsafe { rustix::mm::munmap(va as *mut _, len) }.unwrap();
 }
 
 /// `kfd_ioctl_set_xnack_mode`, `kfd_ioctl_runtime_enable`: both refuse a
