@@ -32,5 +32,5 @@ pub use dispatch::{AgentCall, AgentHandler, Dispatch, QueueScratch, ShaderCore, 
 pub use memory::{
     Access, AtomicOp, DeviceMemory, FaultReason, GpuMemory, MemoryFault, SharedAtomic,
 };
-pub use shader::Interpreter;
+pub use shader::{DecodeStats, Interpreter};
 pub use topology::{Board, SimTopology, TopologyConfig};

@@ -4,6 +4,8 @@
 
 mod support;
 
+use std::sync::Arc;
+
 use support::*;
 
 const CORPUS_GFX90A: &str = "../loader-core/corpus/co/gfx90a-v5.co";
@@ -88,4 +90,77 @@ fn saxpy_runs_and_matches_the_host() {
         // v_fmac_f32: one rounding.
         assert_eq!(got[i], alpha.mul_add(x[i], y[i]).to_bits(), "y[{i}]");
     }
+}
+
+/// Finds the first instruction named `mnemonic` in the code at `entry`
+/// (up to its `s_endpgm`), by llvm's names through the `isa` decoder.
+fn find_instruction(entry: u64, mnemonic: &str) -> u64 {
+    let d = isa::Decoder::new(isa::Processor::Gfx90a);
+    let mut pc = entry;
+    loop {
+        let i = d.decode(&peek(pc, 12)).expect("the kernel decodes");
+        if i.mnemonic() == mnemonic {
+            return pc;
+        }
+        assert_ne!(i.mnemonic(), "s_endpgm", "no {mnemonic} in the kernel");
+        pc += i.len() as u64;
+    }
+}
+
+#[test]
+fn decoded_code_is_reused_across_dispatches_and_redecoded_when_rewritten() {
+    let core = Arc::new(sim::Interpreter::new(isa::Processor::Gfx90a, 1));
+    let c = Client::with_core(1, Some(core.clone()));
+    let q = Queue::new(&c, 0);
+    let co = c.load(CORPUS_GFX90A);
+    let k = &co.kernels["vector_add"];
+    let n = 300usize;
+    let a = floats(n, 5);
+    let b = floats(n, 6);
+    let (ba, bb, bc) = (c.buffer(n * 4), c.buffer(n * 4), c.buffer(n * 4));
+    ba.write_f32s(0, &a);
+    bb.write_f32s(0, &b);
+    let args = [
+        Arg::Ptr(ba.va),
+        Arg::Ptr(bb.va),
+        Arg::Ptr(bc.va),
+        Arg::u32(n as u32),
+    ];
+    let run = |expect: &dyn Fn(f32, f32) -> f32| {
+        bc.write_u32s(0, &vec![0; n]);
+        let out = dispatch(&c, &q, k, &args, Geometry::linear(512, 256));
+        assert!(matches!(out, Outcome::Done), "{out:?}");
+        let got = bc.read_u32s(0, n);
+        for i in 0..n {
+            assert_eq!(got[i], expect(a[i], b[i]).to_bits(), "c[{i}]");
+        }
+    };
+    run(&|x, y| x + y);
+    let first = core.decode_stats();
+    assert_eq!((first.programs_decoded, first.programs_reused), (1, 0));
+    assert!(first.blocks_decoded > 0);
+    // The same code again: the program is reused, nothing decoded.
+    run(&|x, y| x + y);
+    let second = core.decode_stats();
+    assert_eq!((second.programs_decoded, second.programs_reused), (1, 1));
+    assert_eq!(second.blocks_decoded, first.blocks_decoded);
+    // The client rewrites the kernel's v_add_f32 into v_sub_f32 (VOP2
+    // opcode 1 -> 2, bits 30:25) at the same address: the stale program is
+    // dropped, the code decoded again, and the new code runs.
+    let at = find_instruction(kernel_entry(k), "v_add_f32_e32");
+    let word = u32::from_le_bytes(peek(at, 4).try_into().unwrap());
+    let sub = (word & !(0x3f << 25)) | (2 << 25);
+    poke(at, &sub.to_le_bytes());
+    assert_eq!(find_instruction(at, "v_sub_f32_e32"), at);
+    run(&|x, y| x - y);
+    let third = core.decode_stats();
+    assert_eq!(
+        (
+            third.programs_decoded,
+            third.programs_reused,
+            third.programs_stale
+        ),
+        (2, 1, 1)
+    );
+    assert!(third.blocks_decoded > second.blocks_decoded);
 }

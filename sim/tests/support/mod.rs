@@ -910,3 +910,27 @@ fn dispatch_with(
 pub fn interpreter(workers: usize) -> Arc<dyn sim::ShaderCore> {
     Arc::new(Interpreter::new(isa::Processor::Gfx90a, workers))
 }
+
+/// Copies `bytes` to client memory at `va` (a live mapping of a buffer or
+/// a loaded code object, GPU VA == CPU VA), as a client rewriting code
+/// between dispatches does.
+pub fn poke(va: u64, bytes: &[u8]) {
+    // SAFETY: the tests only pass ranges inside live mappings they own,
+    // while no dispatch runs.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), va as *mut u8, bytes.len()) };
+}
+
+/// Reads `len` bytes of client memory at `va` (a live mapping).
+pub fn peek(va: u64, len: usize) -> Vec<u8> {
+    let mut v = vec![0u8; len];
+    // SAFETY: as for `poke`.
+    unsafe { std::ptr::copy_nonoverlapping(va as *const u8, v.as_mut_ptr(), len) };
+    v
+}
+
+/// The GPU address of a kernel's first instruction: the descriptor's
+/// `kernel_code_entry_byte_offset` (an i64 at byte 16) from its address.
+pub fn kernel_entry(k: &KernelInfo) -> u64 {
+    let off = i64::from_le_bytes(peek(k.kernel_object + 16, 8).try_into().unwrap());
+    k.kernel_object.wrapping_add(off as u64)
+}
