@@ -28,6 +28,7 @@ mod cvt;
 mod dot;
 mod dpp;
 mod ds;
+mod hostfp;
 mod lanes;
 mod mfma;
 mod mubuf;
@@ -38,6 +39,7 @@ mod scheduler;
 mod sdwa;
 mod setup;
 mod smem;
+mod tlb;
 mod vcmp;
 mod vf16;
 mod vf32;
@@ -105,6 +107,9 @@ pub(crate) struct Ctx<'a> {
     pub launch: &'a setup::Launch,
     /// GPU memory.
     pub memory: &'a GpuMemory,
+    /// The worker's translation cache over `memory` (plain loads and
+    /// stores go through it; atomics use `memory`).
+    pub mem: &'a tlb::Tlb<'a>,
     /// The workgroup's LDS.
     pub lds: &'a mut [u8],
     /// The sim's clock origin (`s_memrealtime`, `s_memtime`).

@@ -151,7 +151,7 @@ fn load(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, kind: Load) -> Result<Flow, F
             "v{d} + {dwords} is past the wave's VGPRs"
         )));
     }
-    let mem = ctx.memory;
+    let mem = ctx.mem;
     let read = |lane: usize, o: u64, n: u64| -> Result<u32, Fault> {
         let Some(a) = address(&r, so, lane, idx[lane], o, n) else {
             return Ok(0);
@@ -218,7 +218,7 @@ fn store(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, bytes: u64, hi: bool) -> Res
             let v = w.v[usize::from(s)][l];
             let v = if hi { v >> 16 } else { v };
             if let Some(a) = address(&r, so, l, idx[l], off[l], bytes) {
-                ctx.memory
+                ctx.mem
                     .write_bytes(a, &v.to_le_bytes()[..bytes as usize])
                     .map_err(Fault::Memory)?;
             }
@@ -226,7 +226,7 @@ fn store(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, bytes: u64, hi: bool) -> Res
             for k in 0..dwords {
                 let v = w.v[usize::from(s) + k][l];
                 if let Some(a) = address(&r, so, l, idx[l], off[l] + 4 * k as u64, 4) {
-                    ctx.memory
+                    ctx.mem
                         .write_bytes(a, &v.to_le_bytes())
                         .map_err(Fault::Memory)?;
                 }

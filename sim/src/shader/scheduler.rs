@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use super::program::Program;
 use super::setup::Launch;
+use super::tlb::Tlb;
 use super::wave::{LANES, Wave, WaveState};
 use super::{Ctx, Fault, Flow};
 use crate::dispatch::ShaderFault;
@@ -75,6 +76,7 @@ fn worker(shared: &Shared<'_>, index: usize) {
     let total = launch.group_count();
     let mut waves: Vec<Wave> = Vec::new();
     let mut lds = vec![0u8; launch.lds_bytes];
+    let tlb = Tlb::new(shared.memory);
     loop {
         if shared.stop.load(Ordering::Relaxed) {
             return;
@@ -83,7 +85,7 @@ fn worker(shared: &Shared<'_>, index: usize) {
         if n >= total {
             return;
         }
-        if let Err(f) = run_group(shared, index, n, &mut waves, &mut lds) {
+        if let Err(f) = run_group(shared, index, n, &mut waves, &mut lds, &tlb) {
             let mut slot = shared.fault.lock().unwrap_or_else(|e| e.into_inner());
             if slot.is_none() {
                 *slot = Some(f);
@@ -107,6 +109,7 @@ fn run_group(
     n: u64,
     waves: &mut Vec<Wave>,
     lds: &mut [u8],
+    tlb: &Tlb<'_>,
 ) -> Result<(), Fault> {
     let launch = shared.launch;
     let id = launch.group_id(n);
@@ -133,6 +136,7 @@ fn run_group(
     let mut ctx = Ctx {
         launch,
         memory: shared.memory,
+        mem: tlb,
         lds,
         clock_origin: shared.clock_origin,
     };

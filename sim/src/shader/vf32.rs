@@ -209,6 +209,28 @@ fn vf3(
     Ok(Flow::Next)
 }
 
+/// `v_fma_f32` / `v_fmac_f32`: without modifiers or denormal flushing,
+/// the host's fused multiply-add over the lanes ([`super::hostfp`]).
+fn fma(w: &mut Wave, i: &Inst, c: C) -> Result<Flow, Fault> {
+    let env = Env::f32(w);
+    if !(plain(i) && !env.flush_in && !env.flush_out) {
+        return vf3(w, i, env, c, f32::mul_add);
+    }
+    let a = w.read32(i.src[0], Ty::F32)?;
+    let b = w.read32(i.src[1], Ty::F32)?;
+    let cv = match c {
+        C::Src2 => w.read32(i.src[2], Ty::F32)?,
+        C::Dst => match i.vdst {
+            super::program::Dst::V(r) => *w.vget(r)?,
+            _ => [0; LANES],
+        },
+    };
+    let mut d = [0u32; LANES];
+    super::hostfp::fma32(&a, &b, &cv, &mut d);
+    w.write32(i.vdst, &d)?;
+    Ok(Flow::Next)
+}
+
 #[derive(Clone, Copy)]
 enum C {
     Src2,
@@ -374,8 +396,8 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
             let e = Env::f32(w);
             vf3(w, i, e, C::Src2, move |a, b, c| med3(a, b, c, e.ieee))
         }),
-        V_FMA_F32 => f(|w, i, _| vf3(w, i, Env::f32(w), C::Src2, f32::mul_add)),
-        V_FMAC_F32 => f(|w, i, _| vf3(w, i, Env::f32(w), C::Dst, f32::mul_add)),
+        V_FMA_F32 => f(|w, i, _| fma(w, i, C::Src2)),
+        V_FMAC_F32 => f(|w, i, _| fma(w, i, C::Dst)),
         V_MAD_F32 => f(|w, i, _| vf3(w, i, Env::flushing(w), C::Src2, mad)),
         V_MAC_F32 => f(|w, i, _| vf3(w, i, Env::flushing(w), C::Dst, mad)),
         V_MADMK_F32 => f(|w, i, _| vk(w, i, Env::flushing(w), true, mad)),

@@ -105,7 +105,7 @@ fn targets<const SEG: u8>(w: &Wave, i: &Inst) -> Result<[Target; LANES], Fault> 
 #[inline]
 fn read(ctx: &Ctx<'_>, w: &Wave, t: Target, lane: usize, buf: &mut [u8]) -> Result<(), Fault> {
     match t {
-        Target::Global(a) => ctx.memory.read_bytes(a, buf).map_err(Fault::Memory),
+        Target::Global(a) => ctx.mem.read_bytes(a, buf).map_err(Fault::Memory),
         Target::Lds(o) => {
             let o = o as usize;
             match ctx.lds.get(o..o + buf.len()) {
@@ -116,9 +116,18 @@ fn read(ctx: &Ctx<'_>, w: &Wave, t: Target, lane: usize, buf: &mut [u8]) -> Resu
         }
         Target::Scratch(o) => {
             let base = w.s64(FLAT_SCRATCH);
+            // Whole dwords when aligned (the common case), else bytes.
+            if o % 4 == 0 && buf.len() % 4 == 0 {
+                for (k, d) in buf.chunks_mut(4).enumerate() {
+                    ctx.mem
+                        .read_bytes(scratch_address(base, o + 4 * k as u32, lane), d)
+                        .map_err(Fault::Memory)?;
+                }
+                return Ok(());
+            }
             for (k, b) in buf.iter_mut().enumerate() {
                 let mut one = [0u8];
-                ctx.memory
+                ctx.mem
                     .read_bytes(
                         scratch_address(base, o.wrapping_add(k as u32), lane),
                         &mut one,
@@ -135,7 +144,7 @@ fn read(ctx: &Ctx<'_>, w: &Wave, t: Target, lane: usize, buf: &mut [u8]) -> Resu
 #[inline]
 fn write(ctx: &mut Ctx<'_>, w: &Wave, t: Target, lane: usize, data: &[u8]) -> Result<(), Fault> {
     match t {
-        Target::Global(a) => ctx.memory.write_bytes(a, data).map_err(Fault::Memory),
+        Target::Global(a) => ctx.mem.write_bytes(a, data).map_err(Fault::Memory),
         Target::Lds(o) => {
             let o = o as usize;
             if let Some(dst) = ctx.lds.get_mut(o..o + data.len()) {
@@ -148,13 +157,13 @@ fn write(ctx: &mut Ctx<'_>, w: &Wave, t: Target, lane: usize, data: &[u8]) -> Re
             // Whole dwords when aligned (the common case), else bytes.
             if o % 4 == 0 && data.len() % 4 == 0 {
                 for (k, d) in data.chunks(4).enumerate() {
-                    ctx.memory
+                    ctx.mem
                         .write_bytes(scratch_address(base, o + 4 * k as u32, lane), d)
                         .map_err(Fault::Memory)?;
                 }
             } else {
                 for (k, b) in data.iter().enumerate() {
-                    ctx.memory
+                    ctx.mem
                         .write_bytes(scratch_address(base, o.wrapping_add(k as u32), lane), &[*b])
                         .map_err(Fault::Memory)?;
                 }
@@ -162,6 +171,102 @@ fn write(ctx: &mut Ctx<'_>, w: &Wave, t: Target, lane: usize, data: &[u8]) -> Re
             Ok(())
         }
     }
+}
+
+/// The span `[lo, lo + len)` of every active lane's access of `bytes`
+/// bytes when all are dword-aligned global addresses.
+#[inline]
+fn global_span(t: &[Target; LANES], exec: u64, bytes: u64) -> Option<(u64, u64)> {
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        match t[l] {
+            Target::Global(a) if a % 4 == 0 => {
+                lo = lo.min(a);
+                hi = hi.max(a);
+            }
+            _ => return None,
+        }
+    }
+    if lo > hi {
+        return None;
+    }
+    Some((lo, hi.checked_add(bytes)? - lo))
+}
+
+/// The fast path of a dword load (1-4 dwords per lane): when every active
+/// lane reads aligned global memory inside one mapped range, each dword is
+/// one plain load through the worker's translation. False (nothing to
+/// undo: the slow path redoes every lane) when it does not apply.
+#[inline]
+fn load_dwords(
+    w: &mut Wave,
+    ctx: &Ctx<'_>,
+    t: &[Target; LANES],
+    exec: u64,
+    d: usize,
+    dwords: usize,
+) -> bool {
+    let Some((lo, len)) = global_span(t, exec, 4 * dwords as u64) else {
+        return false;
+    };
+    let Some(r) = ctx.mem.range(lo, len, false) else {
+        return false;
+    };
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let Target::Global(a) = t[l] else {
+            return false;
+        };
+        for k in 0..dwords {
+            match r.load_u32(a + 4 * k as u64) {
+                Some(v) => w.v[d + k][l] = v,
+                None => return false,
+            }
+        }
+    }
+    true
+}
+
+/// The fast path of a dword store, as [`load_dwords`]; the alignment of
+/// the host mapping is checked before the first store, so a false return
+/// has stored nothing.
+#[inline]
+fn store_dwords(
+    w: &Wave,
+    ctx: &Ctx<'_>,
+    t: &[Target; LANES],
+    exec: u64,
+    s: usize,
+    dwords: usize,
+) -> bool {
+    let Some((lo, len)) = global_span(t, exec, 4 * dwords as u64) else {
+        return false;
+    };
+    let Some(r) = ctx.mem.range(lo, len, true) else {
+        return false;
+    };
+    // Every address is 4-aligned and inside the range: the host ones are
+    // aligned iff the lowest is.
+    if r.load_u32(lo).is_none() {
+        return false;
+    }
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let Target::Global(a) = t[l] else {
+            return false;
+        };
+        for k in 0..dwords {
+            r.store_u32(a + 4 * k as u64, w.v[s + k][l]);
+        }
+    }
+    true
 }
 
 // Load kinds.
@@ -207,6 +312,9 @@ fn load<const SEG: u8, const KIND: u8>(
         return Err(Fault::Abort(format!(
             "v{d} + {dwords} is past the wave's VGPRs"
         )));
+    }
+    if (DWORD..=X4).contains(&KIND) && load_dwords(w, ctx, &t, exec, usize::from(d), dwords) {
+        return Ok(Flow::Next);
     }
     let mut buf = [0u8; 16];
     for l in 0..LANES {
@@ -270,6 +378,9 @@ fn store<const SEG: u8, const KIND: u8>(
         return Err(Fault::Abort(format!(
             "v{s} + {dwords} is past the wave's VGPRs"
         )));
+    }
+    if (DWORD..=X4).contains(&KIND) && store_dwords(w, ctx, &t, exec, usize::from(s), dwords) {
+        return Ok(Flow::Next);
     }
     let mut buf = [0u8; 16];
     for l in 0..LANES {
