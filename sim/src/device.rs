@@ -221,6 +221,15 @@ pub(crate) struct Gpu {
     scratch_backing_va: AtomicU64,
 }
 
+impl Gpu {
+    /// The trap handler installed with SET_TRAP_HANDLER (none while the
+    /// TBA is 0).
+    pub(crate) fn trap_handler(&self) -> Option<crate::dispatch::TrapHandler> {
+        let (tba, tma) = *self.trap.lock().unwrap_or_else(|e| e.into_inner());
+        (tba != 0).then_some(crate::dispatch::TrapHandler { tba, tma })
+    }
+}
+
 #[derive(Debug, Default)]
 struct Process {
     bos: BTreeMap<u64, Bo>,
@@ -984,6 +993,7 @@ impl SimDevice {
     }
 
     fn set_trap_handler(&self, a: &mut raw::SetTrapHandlerArgs) -> Result<c_int, Errno> {
+        // Dispatches read it back through `Gpu::trap_handler`.
         let i = self.gpu(a.gpu_id)?;
         if !self.inner.bound(i) {
             return Err(Errno::SRCH);

@@ -164,3 +164,54 @@ fn decoded_code_is_reused_across_dispatches_and_redecoded_when_rewritten() {
     );
     assert!(third.blocks_decoded > second.blocks_decoded);
 }
+
+const TRAP_CO: &str = "tests/kernels/trap.co";
+
+#[test]
+fn s_trap_enters_the_installed_trap_handler_which_returns_with_s_rfe() {
+    let c = Client::new(1);
+    let q = Queue::new(&c, 0);
+    let co = c.load(TRAP_CO);
+    let k = &co.kernels["trap_kernel"];
+    let entry = kernel_entry(k);
+    // trap_handler sits at the kernel's entry + 0x100 (build.sh checks it);
+    // its first instruction is `s_store_dword ttmp1, ttmp[14:15], 0x0 glc`.
+    let tba = entry + 0x100;
+    let first = isa::Decoder::new(isa::Processor::Gfx90a)
+        .decode(&peek(tba, 12))
+        .unwrap();
+    assert_eq!(first.mnemonic(), "s_store_dword");
+    let tma = c.buffer(4096);
+    c.kfd.set_trap_handler(c.gpu_id, tba, tma.va).unwrap();
+    let out = c.buffer(4096);
+    // Two work-groups of two waves: every wave traps once.
+    let r = dispatch(&c, &q, k, &[Arg::Ptr(out.va)], Geometry::linear(256, 128));
+    assert!(matches!(r, Outcome::Done), "{r:?}");
+    // The waves resumed after the s_trap with their registers.
+    assert_eq!(out.read_u32s(0, 1)[0], 0x1234);
+    let rec = tma.read_u32s(0, 3);
+    let trap_pc = find_instruction(entry, "s_trap");
+    // ttmp1 = PC[47:32] | trap id << 16; ttmp0 = PC[31:0].
+    assert_eq!(rec[0], ((trap_pc >> 32) as u32 & 0xffff) | (2 << 16));
+    assert_eq!(rec[1], trap_pc as u32);
+    assert_eq!(rec[2], 4, "one trap per wave");
+}
+
+#[test]
+fn s_trap_without_a_trap_handler_is_reported_as_a_trap() {
+    let c = Client::new(1);
+    let q = Queue::new(&c, 0);
+    let co = c.load(TRAP_CO);
+    let k = &co.kernels["trap_kernel"];
+    let out = c.buffer(4096);
+    let r = dispatch(&c, &q, k, &[Arg::Ptr(out.va)], Geometry::linear(64, 64));
+    let Outcome::Error(code, what) = r else {
+        panic!("{r:?}")
+    };
+    assert_eq!(code, (1 << 63) | sim::code::TRAP, "{what}");
+    assert!(
+        what.contains("s_trap 2 in kernel trap_kernel at +0x14"),
+        "{what}"
+    );
+    assert_eq!(out.read_u32s(0, 1)[0], 0, "nothing ran past the trap");
+}

@@ -61,6 +61,8 @@ pub(crate) struct Launch {
     pub resolve: Resolve,
     /// The queue id (HW_ID).
     pub queue_id: u32,
+    /// The GPU's trap handler, if installed.
+    pub trap: Option<crate::dispatch::TrapHandler>,
 }
 
 fn family(p: Processor) -> GpuFamily {
@@ -176,6 +178,7 @@ impl Launch {
         };
         Ok(Self {
             entry,
+            trap: d.trap_handler,
             user_sgprs: user,
             workgroup_id: [
                 kd.rsrc2.workgroup_id_x,

@@ -59,6 +59,9 @@ pub(crate) struct Wave {
     pub mode: u32,
     /// TRAPSTS.
     pub trapsts: u32,
+    /// STATUS.PRIV: the wave runs its trap handler (entered by `s_trap`,
+    /// left by `s_rfe_b64`).
+    pub privileged: bool,
     /// The block being run and the index in it.
     pub block: Option<Arc<Block>>,
     /// Index of the next instruction in `block`.
@@ -83,6 +86,7 @@ impl Wave {
             scc: false,
             mode: 0,
             trapsts: 0,
+            privileged: false,
             block: None,
             index: 0,
             state: WaveState::Ready,
@@ -102,6 +106,7 @@ impl Wave {
         self.scc = false;
         self.mode = 0;
         self.trapsts = 0;
+        self.privileged = false;
         self.block = None;
         self.index = 0;
         self.state = WaveState::Ready;
