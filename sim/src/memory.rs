@@ -790,35 +790,27 @@ impl RangeTranslation {
                 .read(self.view_offset + (va - self.start) as usize, buf)
     }
 
-    /// The dword at `va` (4-byte aligned, inside the range), read as a
-    /// relaxed atomic (a plain load); None if not.
+    /// The `len / 4` dwords at `va` (4-byte aligned, inside the range) in
+    /// place, as atomics (relaxed loads and stores are plain ones); None if
+    /// not.
     #[inline]
-    pub(crate) fn load_u32(&self, va: u64) -> Option<u32> {
-        if !self.contains(va, 4) {
+    pub(crate) fn u32s(&self, va: u64, len: u64) -> Option<&[AtomicU32]> {
+        let n = usize::try_from(len / 4).ok()?;
+        if va % 4 != 0 || !self.contains(va, n.checked_mul(4)?) {
             return None;
         }
-        self.view
-            .atomic_u32_at(self.view_offset + (va - self.start) as usize)
-            .map(|a| a.load(Ordering::Relaxed))
-    }
-
-    /// Stores the dword at `va` (4-byte aligned, inside a writable range)
-    /// as a relaxed atomic (a plain store); false if not.
-    #[inline]
-    pub(crate) fn store_u32(&self, va: u64, v: u32) -> bool {
-        if !self.writable || !self.contains(va, 4) {
-            return false;
+        let off = self.view_offset + (va - self.start) as usize;
+        if !self.view.check(off, n * 4) {
+            return None;
         }
-        match self
-            .view
-            .atomic_u32_at(self.view_offset + (va - self.start) as usize)
-        {
-            Some(a) => {
-                a.store(v, Ordering::Relaxed);
-                true
-            }
-            None => false,
+        let ptr = self.view.ptr.as_ptr().wrapping_add(off);
+        if ptr as usize % 4 != 0 {
+            return None;
         }
+        // SAFETY: `n` dwords inside the live view (checked), aligned
+        // (checked); the memory is shared and only ever accessed atomically
+        // or volatilely; the view (held by `self`) outlives the borrow.
+        Some(unsafe { std::slice::from_raw_parts(ptr.cast::<AtomicU32>(), n) })
     }
 
     /// Whether the range is writable.
