@@ -215,3 +215,43 @@ fn s_trap_without_a_trap_handler_is_reported_as_a_trap() {
     );
     assert_eq!(out.read_u32s(0, 1)[0], 0, "nothing ran past the trap");
 }
+
+#[test]
+fn vgpr_indexing_mode_reads_and_writes_the_indexed_vgpr() {
+    let c = Client::new(1);
+    let q = Queue::new(&c, 0);
+    let co = c.load("tests/kernels/gpridx.co");
+    let k = &co.kernels["gpridx_uniform"];
+    let n = 128usize;
+    let out = c.buffer(n * 4);
+    // The clang-19 code: s_set_gpr_idx_on s3, gpr_idx(DST) for the write,
+    // s_set_gpr_idx_on s2, gpr_idx(SRC0) for the read.
+    let mut pc = kernel_entry(k);
+    let d = isa::Decoder::new(isa::Processor::Gfx90a);
+    let mut seen = 0;
+    loop {
+        let i = d.decode(&peek(pc, 12)).unwrap();
+        seen += usize::from(i.mnemonic() == "s_set_gpr_idx_on");
+        if i.mnemonic() == "s_endpgm" {
+            break;
+        }
+        pc += i.len() as u64;
+    }
+    assert_eq!(seen, 2, "the kernel uses VGPR indexing mode");
+    for (kk, jj) in [(0, 0), (3, 3), (5, 9), (15, 2), (7, 0), (17, 33)] {
+        out.write_u32s(0, &vec![0; n]);
+        let r = dispatch(
+            &c,
+            &q,
+            k,
+            &[Arg::Ptr(out.va), Arg::i32(kk), Arg::i32(jj)],
+            Geometry::linear(n as u32, 64),
+        );
+        assert!(matches!(r, Outcome::Done), "{r:?}");
+        for (i, got) in out.read_f32s(0, n).into_iter().enumerate() {
+            let mut v: Vec<f32> = (0..16).map(|t| (i * 16 + t) as f32).collect();
+            v[(jj & 15) as usize] = -1.0;
+            assert_eq!(got, v[(kk & 15) as usize], "out[{i}] k={kk} j={jj}");
+        }
+    }
+}

@@ -128,6 +128,9 @@ pub(crate) struct Inst {
     pub lit: u32,
     /// Modifiers.
     pub mods: Modifiers,
+    /// A VALU instruction (VOP1/VOP2/VOPC/VOP3/VOP3P/SDWA/DPP): its VGPR
+    /// operands are offset under VGPR indexing mode.
+    pub valu: bool,
     /// The decoded instruction (for its text and raw fields), or why the
     /// word did not decode.
     pub decoded: Result<Instruction, isa::DecodeError>,
@@ -339,6 +342,16 @@ impl Program {
             imm: 0,
             lit: 0,
             mods: *i.modifiers(),
+            valu: matches!(
+                i.encoding(),
+                Encoding::Vop1
+                    | Encoding::Vop2
+                    | Encoding::Vopc
+                    | Encoding::Vop3
+                    | Encoding::Vop3p
+                    | Encoding::Sdwa
+                    | Encoding::Dpp
+            ),
             decoded: Ok(i),
         };
         let mut seen_src = false;
@@ -361,6 +374,12 @@ impl Program {
                 Field::Src0 | Field::Ssrc0 => {
                     seen_src = true;
                     inst.src[0] = src(op, r);
+                }
+                // `s_set_gpr_idx_on`'s mode is an immediate in SSRC1.
+                Field::Ssrc1 if matches!(op, Operand::Imm(_)) => {
+                    if let Operand::Imm(v) = op {
+                        inst.imm = v;
+                    }
                 }
                 Field::Src1 | Field::Ssrc1 | Field::Vsrc1 => {
                     seen_src = true;
@@ -470,7 +489,34 @@ fn undecodable(pc: u64, e: isa::DecodeError) -> Inst {
         imm: 0,
         lit: 0,
         mods: Modifiers::default(),
+        valu: false,
         decoded: Err(e),
+    }
+}
+
+/// MODE.GPR_IDX_EN (bit 27): VGPR indexing mode is on.
+pub(crate) const GPR_IDX_EN: u32 = 1 << 27;
+
+impl Inst {
+    /// The instruction as VGPR indexing mode runs it: the VGPR operands M0
+    /// enables (M0[12] SRC0, [13] SRC1, [14] SRC2, [15] DST) offset by
+    /// M0[7:0].
+    pub fn indexed(&self, m0: u32) -> Inst {
+        let idx = (m0 & 0xff) as u16;
+        let mut i = self.clone();
+        for k in 0..3 {
+            if m0 >> (12 + k) & 1 != 0 {
+                if let Src::V(r) = i.src[k] {
+                    i.src[k] = Src::V(r + idx);
+                }
+            }
+        }
+        if m0 >> 15 & 1 != 0 {
+            if let Dst::V(r) = i.vdst {
+                i.vdst = Dst::V(r + idx);
+            }
+        }
+        i
     }
 }
 

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::program::Program;
+use super::program::{GPR_IDX_EN, Program};
 use super::setup::Launch;
 use super::tlb::Tlb;
 use super::wave::{LANES, Wave, WaveState};
@@ -193,7 +193,13 @@ fn run_wave(w: &mut Wave, ctx: &mut Ctx<'_>, shared: &Shared<'_>) -> Result<(), 
         let insts = &block.insts;
         while let Some(inst) = insts.get(w.index) {
             w.executed += 1;
-            match (inst.exec)(w, inst, ctx)? {
+            let flow = if w.mode & GPR_IDX_EN != 0 && inst.valu {
+                let x = inst.indexed(w.m0());
+                (x.exec)(w, &x, ctx)?
+            } else {
+                (inst.exec)(w, inst, ctx)?
+            };
+            match flow {
                 Flow::Next => w.index += 1,
                 Flow::Jump(target) => {
                     budget = budget.saturating_sub(1);
