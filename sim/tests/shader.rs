@@ -255,3 +255,195 @@ fn vgpr_indexing_mode_reads_and_writes_the_indexed_vgpr() {
         }
     }
 }
+
+/// f16 bits widened to f32 (exact).
+fn half_to_f32(h: u16) -> f32 {
+    let sign = if h >> 15 != 0 { -1.0f32 } else { 1.0 };
+    let e = i32::from((h >> 10) & 0x1f);
+    let m = f32::from(h & 0x3ff);
+    match e {
+        0 => sign * m * 2f32.powi(-24),
+        31 if m == 0.0 => sign * f32::INFINITY,
+        // NaN: the payload moves up with the mantissa, quieted.
+        31 => {
+            f32::from_bits((u32::from(h >> 15) << 31) | 0x7fc0_0000 | (u32::from(h & 0x3ff) << 13))
+        }
+        _ => sign * (1.0 + m / 1024.0) * 2f32.powi(e - 15),
+    }
+}
+
+/// The dword a VGPR gets from a `bits`-bit component `raw` of number
+/// format `nfmt` (GFX9 BUF_NUM_FORMAT_*: 0 UNORM, 1 SNORM, 2 USCALED,
+/// 3 SSCALED, 4 UINT, 5 SINT, 7 FLOAT).
+fn typed_load_reference(raw: u32, bits: u32, nfmt: u8) -> u32 {
+    let max = (u64::from(u32::MAX) >> (32 - bits)) as u32;
+    let sext = ((u64::from(raw) << (64 - bits)) as i64) >> (64 - bits);
+    let smax = (1i64 << (bits - 1)) - 1;
+    match nfmt {
+        0 => ((f64::from(raw) / f64::from(max)) as f32).to_bits(),
+        1 => ((sext as f64 / smax as f64).max(-1.0) as f32).to_bits(),
+        2 => (raw as f32).to_bits(),
+        3 => (sext as f32).to_bits(),
+        4 => raw,
+        5 => sext as u32,
+        _ if bits == 16 => half_to_f32(raw as u16).to_bits(),
+        _ => raw,
+    }
+}
+
+#[test]
+fn typed_buffer_loads_and_stores_convert_every_number_format() {
+    let c = Client::new(1);
+    let q = Queue::new(&c, 0);
+    let co = c.load("tests/kernels/tbuf.co");
+    let k = &co.kernels["typed_buffer"];
+    let (bin, bout, bst, bsrc) = (
+        c.buffer(4096),
+        c.buffer(4096),
+        c.buffer(4096),
+        c.buffer(4096),
+    );
+    let vsharp = |base: u64, stride: u64, records: u32, dfmt: u32, nfmt: u32| {
+        let w = [
+            base as u32,
+            ((base >> 32) as u32 & 0xffff) | ((stride as u32 & 0x3fff) << 16),
+            records,
+            (dfmt << 15) | (nfmt << 12),
+        ];
+        Arg::Bytes(w.iter().flat_map(|x| x.to_le_bytes()).collect())
+    };
+    // (data format, components, bytes per component, number formats).
+    let formats: &[(u32, usize, usize, &[u8])] = &[
+        (1, 1, 1, &[0, 1, 2, 3, 4, 5]),
+        (2, 1, 2, &[0, 1, 2, 3, 4, 5, 7]),
+        (3, 2, 1, &[0, 1, 4, 5]),
+        (4, 1, 4, &[0, 1, 4, 5, 7]),
+        (5, 2, 2, &[0, 1, 2, 3, 7]),
+        (10, 4, 1, &[0, 1, 2, 3, 4, 5]),
+        (11, 2, 4, &[4, 7]),
+        (12, 4, 2, &[0, 1, 5, 7]),
+        (13, 3, 4, &[4, 7]),
+        (14, 4, 4, &[5, 7]),
+    ];
+    let mut seed = 0x1234_5678u32;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    for &(dfmt, comps, bytes, nfmts) in formats {
+        for &nfmt in nfmts {
+            let stride = comps * bytes;
+            let input: Vec<u8> = (0..4096).map(|_| rnd() as u8).collect();
+            bin.write(0, &input);
+            bout.write_u32s(0, &[0xdead_beef; 1024]);
+            bst.write(0, &[0xab; 4096]);
+            // Store sources: floats that each format represents exactly
+            // where it matters (quarters for 16-bit floats), integers.
+            let src: Vec<u32> = (0..256)
+                .map(|j| match nfmt {
+                    4 | 5 => rnd(),
+                    7 if bytes == 2 => ((rnd() % 257) as f32 / 4.0 - 32.0).to_bits(),
+                    _ => ((rnd() % 2001) as f32 / 500.0 - 2.0 + (j % 3) as f32 * 100.0).to_bits(),
+                })
+                .collect();
+            bsrc.write_u32s(0, &src);
+            let r = dispatch(
+                &c,
+                &q,
+                k,
+                &[
+                    vsharp(bin.va, stride as u64, 64, dfmt, u32::from(nfmt)),
+                    vsharp(bout.va, 0, 4096, 0, 0),
+                    vsharp(bst.va, stride as u64, 64, dfmt, u32::from(nfmt)),
+                    vsharp(bsrc.va, 0, 4096, 0, 0),
+                ],
+                Geometry::linear(64, 64),
+            );
+            assert!(matches!(r, Outcome::Done), "format {dfmt}/{nfmt}: {r:?}");
+            let out = bout.read_u32s(0, 64 * 8);
+            let st = bst.read(0, 4096);
+            let comp = |data: &[u8], at: usize| {
+                let mut b = [0u8; 4];
+                b[..bytes].copy_from_slice(&data[at..at + bytes]);
+                u32::from_le_bytes(b)
+            };
+            let one = if matches!(nfmt, 4 | 5) {
+                1
+            } else {
+                1.0f32.to_bits()
+            };
+            for i in 0..64 {
+                let what = format!("format {dfmt}/{nfmt} lane {i}");
+                for ch in 0..4 {
+                    let want = if ch < comps {
+                        typed_load_reference(
+                            comp(&input, i * stride + ch * bytes),
+                            bytes as u32 * 8,
+                            nfmt,
+                        )
+                    } else if ch == 3 {
+                        one
+                    } else {
+                        0
+                    };
+                    assert_eq!(
+                        out[i * 8 + ch],
+                        want,
+                        "{what}: buffer_load_format component {ch}"
+                    );
+                }
+                for ch in 0..2 {
+                    let at = i * stride + ch * 2;
+                    let h = u16::from_le_bytes([input[at], input[at + 1]]);
+                    assert_eq!(
+                        out[i * 8 + 4 + ch],
+                        half_to_f32(h).to_bits(),
+                        "{what}: tbuffer 16_16 float"
+                    );
+                }
+                // Stores: each written component reads back (through the
+                // load conversion) as the clamped, rounded source.
+                for ch in 0..comps {
+                    let v = src[i * 4 + ch];
+                    let f = f32::from_bits(v);
+                    let bits = bytes as u32 * 8;
+                    let stored = comp(&st, i * stride + ch * bytes);
+                    let back = typed_load_reference(stored, bits, nfmt);
+                    let max = (u64::from(u32::MAX) >> (32 - bits)) as f64;
+                    let smax = ((1i64 << (bits - 1)) - 1) as f64;
+                    match nfmt {
+                        0 => assert_eq!(
+                            f64::from(stored),
+                            (f64::from(f).clamp(0.0, 1.0) * max).round_ties_even(),
+                            "{what}"
+                        ),
+                        1 => assert_eq!(
+                            ((u64::from(stored) << (64 - bits)) as i64 >> (64 - bits)) as f64,
+                            (f64::from(f).clamp(-1.0, 1.0) * smax).round_ties_even(),
+                            "{what}"
+                        ),
+                        2 => assert_eq!(
+                            f64::from(stored),
+                            f64::from(f).clamp(0.0, max).trunc(),
+                            "{what}"
+                        ),
+                        3 => assert_eq!(
+                            ((u64::from(stored) << (64 - bits)) as i64 >> (64 - bits)) as f64,
+                            f64::from(f).clamp(-smax - 1.0, smax).trunc(),
+                            "{what}"
+                        ),
+                        4 | 5 => assert_eq!(stored, v & max as u32, "{what}"),
+                        _ => assert_eq!(back, v, "{what}: float store"),
+                    }
+                }
+            }
+            // Nothing past the 64 elements was written.
+            assert!(
+                st[64 * stride..].iter().all(|&b| b == 0xab),
+                "format {dfmt}/{nfmt}"
+            );
+        }
+    }
+}

@@ -39,6 +39,7 @@ mod scheduler;
 mod sdwa;
 mod setup;
 mod smem;
+mod tbuf;
 mod tlb;
 mod vcmp;
 mod vf16;

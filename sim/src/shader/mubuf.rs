@@ -2,8 +2,8 @@
 //! `buffer_atomic_*` through a buffer resource (V#), as gfx90a code uses
 //! for the scratch V# (private segment buffer) and for raw buffers; the
 //! cache-control ones (`buffer_wbinvl1*`, `buffer_wbl2`, `buffer_inv*`)
-//! have nothing to do. Format conversions (`*_format_*`) and `lds` are not
-//! implemented.
+//! have nothing to do. The typed forms (`*_format_*`, MTBUF) are in
+//! `tbuf`; `lds` is not implemented.
 //!
 //! Addressing (Vega ISA "Buffer Instructions"): V# base [47:0], stride
 //! [61:48], `num_records` (word 2), SWIZZLE_ENABLE (word 1 bit 31),
@@ -24,7 +24,7 @@ use super::wave::{LANES, Ty, Wave};
 use super::{Ctx, Fault, Flow};
 use crate::memory::{AtomicOp, DeviceMemory};
 
-struct Rsrc {
+pub(crate) struct Rsrc {
     base: u64,
     stride: u64,
     records: u64,
@@ -351,10 +351,40 @@ fn exec_mubuf(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> 
     }
 }
 
+/// The V# of `i` (for the typed forms, `tbuf`).
+pub(crate) fn rsrc_of(w: &Wave, i: &Inst) -> Rsrc {
+    rsrc(w, i)
+}
+
+/// The `soffset` of `i`.
+pub(crate) fn soffset_of(w: &Wave, i: &Inst) -> u64 {
+    soffset(w, i)
+}
+
+/// Per lane (index, offset) of `i`.
+pub(crate) fn index_offset_of(w: &Wave, i: &Inst) -> Result<([u64; LANES], [u64; LANES]), Fault> {
+    index_offset(w, i)
+}
+
+/// The address of a component (None: out of range).
+pub(crate) fn address_of(
+    r: &Rsrc,
+    soffset: u64,
+    lane: usize,
+    index: u64,
+    offset: u64,
+    size: u64,
+) -> Option<u64> {
+    address(r, soffset, lane, index, offset, size)
+}
+
 /// The handler of a MUBUF operation.
 pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
     let name = op.name();
-    if !name.starts_with("buffer_") || name.contains("_format_") || name.contains("_lds_") {
+    if (name.starts_with("buffer_") || name.starts_with("tbuffer_")) && name.contains("_format_") {
+        return Some(super::tbuf::exec);
+    }
+    if !name.starts_with("buffer_") || name.contains("_lds_") {
         return None;
     }
     if name.starts_with("buffer_atomic_")
