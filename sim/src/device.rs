@@ -410,6 +410,30 @@ impl SimDevice {
             .unwrap_or_else(|e| e.into_inner()) = Some(core);
     }
 
+    /// Turns instruction coverage of the shader core on or off (see
+    /// [`Coverage`](crate::Coverage)); false if the core keeps none.
+    pub fn set_shader_coverage(&self, on: bool) -> bool {
+        let core = self
+            .inner
+            .shader_core
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        core.is_some_and(|c| c.set_coverage(on))
+    }
+
+    /// What the shader core executed while coverage was on: every
+    /// instruction with its count and fidelity (None if it keeps none).
+    pub fn shader_coverage(&self) -> Option<crate::Coverage> {
+        let core = self
+            .inner
+            .shader_core
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        core.and_then(|c| c.coverage())
+    }
+
     /// Installs the handler of agent dispatch packets.
     pub fn set_agent_handler(&self, handler: Arc<dyn AgentHandler>) {
         *self

@@ -138,6 +138,18 @@ impl std::error::Error for ShaderFault {}
 pub trait ShaderCore: Send + Sync {
     /// Runs every workgroup of `dispatch`; returns when all have ended.
     fn dispatch(&self, dispatch: &Dispatch<'_>) -> Result<(), ShaderFault>;
+
+    /// Turns instruction coverage on or off; false if the core keeps none.
+    fn set_coverage(&self, on: bool) -> bool {
+        let _ = on;
+        false
+    }
+
+    /// The instructions executed while coverage was on (None if the core
+    /// keeps no coverage).
+    fn coverage(&self) -> Option<crate::Coverage> {
+        None
+    }
 }
 
 /// An agent dispatch packet, as the CP hands it to a handler.

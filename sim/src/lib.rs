@@ -34,5 +34,5 @@ pub use dispatch::{
 pub use memory::{
     Access, AtomicOp, DeviceMemory, FaultReason, GpuMemory, MemoryFault, SharedAtomic,
 };
-pub use shader::{DecodeStats, Interpreter};
+pub use shader::{Coverage, CoverageEntry, DecodeStats, Fidelity, Interpreter};
 pub use topology::{Board, SimTopology, TopologyConfig};

@@ -447,3 +447,86 @@ fn typed_buffer_loads_and_stores_convert_every_number_format() {
         }
     }
 }
+
+#[test]
+fn coverage_counts_every_executed_instruction_with_its_fidelity() {
+    let c = Client::new(1);
+    let dev = c.kfd.device();
+    assert_eq!(dev.shader_coverage().map(|v| v.executed()), Some(0));
+    let q = Queue::new(&c, 0);
+    let co = c.load(CORPUS_GFX90A);
+    let k = &co.kernels["vector_add"];
+    let (ba, bb, bc) = (c.buffer(4096), c.buffer(4096), c.buffer(4096));
+    let args = [
+        Arg::Ptr(ba.va),
+        Arg::Ptr(bb.va),
+        Arg::Ptr(bc.va),
+        Arg::u32(1000),
+    ];
+    // Off: nothing counted.
+    assert!(matches!(
+        dispatch(&c, &q, k, &args, Geometry::linear(1024, 256)),
+        Outcome::Done
+    ));
+    assert_eq!(dev.shader_coverage().unwrap().executed(), 0);
+    assert!(dev.set_shader_coverage(true));
+    assert!(matches!(
+        dispatch(&c, &q, k, &args, Geometry::linear(1024, 256)),
+        Outcome::Done
+    ));
+    let cov = dev.shader_coverage().unwrap();
+    // 16 waves, each runs the kernel to its end once (all have lanes < 1000).
+    for m in [
+        "v_add_f32",
+        "global_store_dword",
+        "s_endpgm",
+        "s_and_saveexec_b64",
+    ] {
+        let e = cov.get(m).unwrap_or_else(|| panic!("{m} in {cov}"));
+        assert_eq!(e.count, 16, "{m}");
+        assert_eq!(e.fidelity, sim::Fidelity::Exact, "{m}");
+    }
+    assert_eq!(cov.get("global_load_dword").unwrap().count, 32);
+    // Every instruction of the kernel, run by 16 waves.
+    let mut pc = kernel_entry(k);
+    let d = isa::Decoder::new(isa::Processor::Gfx90a);
+    let mut per_wave = 0;
+    loop {
+        let i = d.decode(&peek(pc, 12)).unwrap();
+        per_wave += 1;
+        if i.mnemonic() == "s_endpgm" {
+            break;
+        }
+        pc += i.len() as u64;
+    }
+    assert_eq!(cov.executed(), 16 * per_wave, "{cov}");
+    // An approximate one, with its bound: v_sqrt_f32 in the f32 sqrt
+    // expansion of math.co.
+    let math = c.load("tests/kernels/math.co");
+    let buf = c.buffer(4096);
+    let r = dispatch(
+        &c,
+        &q,
+        &math.kernels["f32_sqrt"],
+        &[
+            Arg::Ptr(buf.va),
+            Arg::Ptr(buf.va),
+            Arg::Ptr(buf.va),
+            Arg::Ptr(buf.va),
+        ],
+        Geometry::linear(64, 64),
+    );
+    assert!(matches!(r, Outcome::Done), "{r:?}");
+    let cov = dev.shader_coverage().unwrap();
+    let sqrt = cov.get("v_sqrt_f32").unwrap();
+    assert_eq!(sqrt.count, 1);
+    assert!(matches!(sqrt.fidelity, sim::Fidelity::Approximate(b) if b.contains("1 ulp")));
+    // The report names each with its count and fidelity.
+    let text = cov.to_string();
+    assert!(text.contains("\tapproximate\tv_sqrt_f32\t"), "{text}");
+    assert!(
+        text.lines().any(|l| l == "16\texact\tv_add_f32\t"),
+        "{text}"
+    );
+    assert!(dev.set_shader_coverage(false));
+}

@@ -24,6 +24,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod control;
+mod coverage;
 mod cvt;
 mod dot;
 mod dpp;
@@ -51,7 +52,7 @@ mod vmem;
 mod wave;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -60,6 +61,7 @@ use isa::{Decoder, Opcode, Processor};
 use crate::dispatch::{Dispatch, ShaderCore, ShaderFault};
 use crate::memory::{GpuMemory, MemoryFault};
 
+pub use coverage::{Coverage, CoverageEntry, Fidelity};
 use program::{ExecFn, Inst};
 use wave::Wave;
 
@@ -111,6 +113,8 @@ pub(crate) struct Ctx<'a> {
     /// The worker's translation cache over `memory` (plain loads and
     /// stores go through it; atomics use `memory`).
     pub mem: &'a tlb::Tlb<'a>,
+    /// The worker's instruction counts, when coverage is on.
+    pub counts: Option<&'a mut coverage::Counts>,
     /// The workgroup's LDS.
     pub lds: &'a mut [u8],
     /// The sim's clock origin (`s_memrealtime`, `s_memtime`).
@@ -151,12 +155,23 @@ pub struct Interpreter {
     programs: Mutex<HashMap<u64, Arc<program::Program>>>,
     stats: Mutex<DecodeStats>,
     blocks_decoded: Arc<AtomicU64>,
+    coverage_on: AtomicBool,
+    counts: Mutex<coverage::Counts>,
+    /// Where the report goes when the interpreter is dropped
+    /// (`SIM_COVERAGE`).
+    coverage_file: Option<std::path::PathBuf>,
 }
 
 impl Interpreter {
     /// An interpreter for `processor` (gfx90a is the target; the other GFX9
     /// processors run where the ISA agrees) on `workers` threads.
+    ///
+    /// With `SIM_COVERAGE=FILE` in the environment, coverage is on and its
+    /// report is written to FILE when the interpreter is dropped.
     pub fn new(processor: Processor, workers: usize) -> Self {
+        let coverage_file = std::env::var_os("SIM_COVERAGE")
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from);
         Self {
             processor,
             workers: workers.max(1),
@@ -164,7 +179,21 @@ impl Interpreter {
             programs: Mutex::new(HashMap::new()),
             stats: Mutex::new(DecodeStats::default()),
             blocks_decoded: Arc::new(AtomicU64::new(0)),
+            coverage_on: AtomicBool::new(coverage_file.is_some()),
+            counts: Mutex::new(coverage::counts()),
+            coverage_file,
         }
+    }
+
+    /// Turns instruction coverage on or off (counts so far are kept).
+    pub fn set_coverage(&self, on: bool) {
+        self.coverage_on.store(on, Ordering::Relaxed);
+    }
+
+    /// Every instruction executed while coverage was on, with its count and
+    /// [`Fidelity`], most executed first.
+    pub fn coverage(&self) -> Coverage {
+        coverage::report(&self.counts.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// How often dispatches decoded and reused code so far.
@@ -236,25 +265,63 @@ impl Interpreter {
 }
 
 impl ShaderCore for Interpreter {
+    fn set_coverage(&self, on: bool) -> bool {
+        Interpreter::set_coverage(self, on);
+        true
+    }
+
+    fn coverage(&self) -> Option<Coverage> {
+        Some(Interpreter::coverage(self))
+    }
+
     fn dispatch(&self, d: &Dispatch<'_>) -> Result<(), ShaderFault> {
         let launch = setup::Launch::new(d, self.processor)?;
         let program = self.program(launch.entry, launch.resolve, d.memory);
-        scheduler::run(&launch, &program, d.memory, self.workers, self.clock_origin).map_err(|f| {
-            match f {
-                Fault::Memory(m) => ShaderFault::Memory(m),
-                Fault::Illegal { mnemonic, pc } => ShaderFault::IllegalInstruction {
-                    mnemonic,
-                    kernel: setup::kernel_name(d.memory, d.kernel_object),
-                    offset: pc.wrapping_sub(launch.entry),
-                },
-                Fault::Trap { id, pc } => ShaderFault::Trap {
-                    trap_id: id,
-                    kernel: setup::kernel_name(d.memory, d.kernel_object),
-                    offset: pc.wrapping_sub(launch.entry),
-                },
-                Fault::Abort(why) => ShaderFault::Abort(why),
-            }
+        let mut counts = self
+            .coverage_on
+            .load(Ordering::Relaxed)
+            .then(coverage::counts);
+        let r = scheduler::run(
+            &launch,
+            &program,
+            d.memory,
+            self.workers,
+            self.clock_origin,
+            counts.as_mut(),
+        );
+        if let Some(c) = &counts {
+            coverage::merge(
+                &mut self.counts.lock().unwrap_or_else(|e| e.into_inner()),
+                c,
+            );
+        }
+        r.map_err(|f| match f {
+            Fault::Memory(m) => ShaderFault::Memory(m),
+            Fault::Illegal { mnemonic, pc } => ShaderFault::IllegalInstruction {
+                mnemonic,
+                kernel: setup::kernel_name(d.memory, d.kernel_object),
+                offset: pc.wrapping_sub(launch.entry),
+            },
+            Fault::Trap { id, pc } => ShaderFault::Trap {
+                trap_id: id,
+                kernel: setup::kernel_name(d.memory, d.kernel_object),
+                offset: pc.wrapping_sub(launch.entry),
+            },
+            Fault::Abort(why) => ShaderFault::Abort(why),
         })
+    }
+}
+
+impl Drop for Interpreter {
+    /// Writes the coverage report to `SIM_COVERAGE`'s file, if set (a
+    /// failure is reported on stderr: a drop cannot return it).
+    fn drop(&mut self) {
+        if let Some(path) = &self.coverage_file {
+            let report = self.coverage().to_string();
+            if let Err(e) = std::fs::write(path, report) {
+                eprintln!("sim: SIM_COVERAGE: cannot write {}: {e}", path.display());
+            }
+        }
     }
 }
 

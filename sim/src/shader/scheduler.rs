@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use super::coverage::{self, Counts};
 use super::program::{GPR_IDX_EN, Program};
 use super::setup::Launch;
 use super::tlb::Tlb;
@@ -34,6 +35,8 @@ struct Shared<'a> {
     next: AtomicU64,
     stop: AtomicBool,
     fault: Mutex<Option<Fault>>,
+    /// Instruction counts, when coverage is on.
+    counts: Option<Mutex<&'a mut Counts>>,
 }
 
 /// Runs every work-group of the dispatch on up to `workers` threads.
@@ -43,6 +46,7 @@ pub(crate) fn run(
     memory: &GpuMemory,
     workers: usize,
     clock_origin: Instant,
+    counts: Option<&mut Counts>,
 ) -> Result<(), Fault> {
     let shared = Shared {
         launch,
@@ -52,6 +56,7 @@ pub(crate) fn run(
         next: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         fault: Mutex::new(None),
+        counts: counts.map(Mutex::new),
     };
     let total = launch.group_count();
     let threads = (workers as u64).min(total).max(1) as usize;
@@ -77,22 +82,34 @@ fn worker(shared: &Shared<'_>, index: usize) {
     let mut waves: Vec<Wave> = Vec::new();
     let mut lds = vec![0u8; launch.lds_bytes];
     let tlb = Tlb::new(shared.memory);
+    let mut counts = shared.counts.as_ref().map(|_| coverage::counts());
     loop {
         if shared.stop.load(Ordering::Relaxed) {
-            return;
+            break;
         }
         let n = shared.next.fetch_add(1, Ordering::Relaxed);
         if n >= total {
-            return;
+            break;
         }
-        if let Err(f) = run_group(shared, index, n, &mut waves, &mut lds, &tlb) {
+        if let Err(f) = run_group(
+            shared,
+            index,
+            n,
+            &mut waves,
+            &mut lds,
+            &tlb,
+            counts.as_mut(),
+        ) {
             let mut slot = shared.fault.lock().unwrap_or_else(|e| e.into_inner());
             if slot.is_none() {
                 *slot = Some(f);
             }
             shared.stop.store(true, Ordering::Relaxed);
-            return;
+            break;
         }
+    }
+    if let (Some(mine), Some(all)) = (&counts, &shared.counts) {
+        coverage::merge(&mut all.lock().unwrap_or_else(|e| e.into_inner()), mine);
     }
 }
 
@@ -110,6 +127,7 @@ fn run_group(
     waves: &mut Vec<Wave>,
     lds: &mut [u8],
     tlb: &Tlb<'_>,
+    counts: Option<&mut Counts>,
 ) -> Result<(), Fault> {
     let launch = shared.launch;
     let id = launch.group_id(n);
@@ -137,6 +155,7 @@ fn run_group(
         launch,
         memory: shared.memory,
         mem: tlb,
+        counts,
         lds,
         clock_origin: shared.clock_origin,
     };
@@ -193,6 +212,9 @@ fn run_wave(w: &mut Wave, ctx: &mut Ctx<'_>, shared: &Shared<'_>) -> Result<(), 
         let insts = &block.insts;
         while let Some(inst) = insts.get(w.index) {
             w.executed += 1;
+            if let Some(c) = ctx.counts.as_deref_mut() {
+                coverage::count(c, inst);
+            }
             let flow = if w.mode & GPR_IDX_EN != 0 && inst.valu {
                 let x = inst.indexed(w.m0());
                 (x.exec)(w, &x, ctx)?
