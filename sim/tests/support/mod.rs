@@ -863,6 +863,31 @@ pub fn dispatch_in(
     dispatch_with(c, q, k, &kernarg, g, &mem.karg, &mem.sig)
 }
 
+/// [`dispatch`] for long dispatches: the wait polls the completion signal
+/// every 200 µs instead of spinning, so the client does not compete with
+/// the sim's worker threads for a core (the shader bench).
+pub fn dispatch_polling(
+    c: &Client,
+    q: &Queue,
+    k: &KernelInfo,
+    args: &[Arg],
+    g: Geometry,
+) -> Outcome {
+    let kernarg = kernargs(k, args, g, q);
+    let karg = c.buffer(kernarg.len());
+    let sig = c.buffer(4096);
+    dispatch_wait(
+        c,
+        q,
+        k,
+        &kernarg,
+        g,
+        &karg,
+        &sig,
+        Some(Duration::from_micros(200)),
+    )
+}
+
 fn dispatch_with(
     c: &Client,
     q: &Queue,
@@ -871,6 +896,20 @@ fn dispatch_with(
     g: Geometry,
     karg: &Buffer,
     sig: &Buffer,
+) -> Outcome {
+    dispatch_wait(c, q, k, kernarg, g, karg, sig, None)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn dispatch_wait(
+    c: &Client,
+    q: &Queue,
+    k: &KernelInfo,
+    kernarg: &[u8],
+    g: Geometry,
+    karg: &Buffer,
+    sig: &Buffer,
+    poll: Option<Duration>,
 ) -> Outcome {
     karg.write(0, kernarg);
     // amd_signal_t: kind 1 (user), value 1; queue_inactive_signal 0.
@@ -902,7 +941,10 @@ fn dispatch_with(
             t.elapsed() < Duration::from_secs(120),
             "dispatch never completed"
         );
-        std::thread::yield_now();
+        match poll {
+            Some(d) => std::thread::sleep(d),
+            None => std::thread::yield_now(),
+        }
     }
 }
 
