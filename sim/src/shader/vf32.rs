@@ -147,8 +147,9 @@ pub(crate) fn vf2(
     env: Env,
     op: impl Fn(f32, f32) -> f32,
 ) -> Result<Flow, Fault> {
-    let a = w.read32(i.src[0], Ty::F32)?;
-    let b = w.read32(i.src[1], Ty::F32)?;
+    let (mut ta, mut tb) = ([0; LANES], [0; LANES]);
+    let a = w.read32_ref(i.src[0], Ty::F32, &mut ta)?;
+    let b = w.read32_ref(i.src[1], Ty::F32, &mut tb)?;
     let mut d = [0u32; LANES];
     if plain(i) && !env.flush_in && !env.flush_out {
         for l in 0..LANES {
@@ -216,17 +217,20 @@ fn fma(w: &mut Wave, i: &Inst, c: C) -> Result<Flow, Fault> {
     if !(plain(i) && !env.flush_in && !env.flush_out) {
         return vf3(w, i, env, c, f32::mul_add);
     }
-    let a = w.read32(i.src[0], Ty::F32)?;
-    let b = w.read32(i.src[1], Ty::F32)?;
-    let cv = match c {
-        C::Src2 => w.read32(i.src[2], Ty::F32)?,
-        C::Dst => match i.vdst {
-            super::program::Dst::V(r) => *w.vget(r)?,
-            _ => [0; LANES],
-        },
-    };
+    let (mut ta, mut tb, mut tc) = ([0; LANES], [0; LANES], [0; LANES]);
     let mut d = [0u32; LANES];
-    super::hostfp::fma32(&a, &b, &cv, &mut d);
+    {
+        let a = w.read32_ref(i.src[0], Ty::F32, &mut ta)?;
+        let b = w.read32_ref(i.src[1], Ty::F32, &mut tb)?;
+        let cv = match c {
+            C::Src2 => w.read32_ref(i.src[2], Ty::F32, &mut tc)?,
+            C::Dst => match i.vdst {
+                super::program::Dst::V(r) => w.vget(r)?,
+                _ => &tc,
+            },
+        };
+        super::hostfp::fma32(a, b, cv, &mut d);
+    }
     w.write32(i.vdst, &d)?;
     Ok(Flow::Next)
 }

@@ -210,6 +210,25 @@ impl Wave {
         }
     }
 
+    /// A source as 32 bits per lane, borrowed: a VGPR in place, anything
+    /// else splat into `tmp` (no copy of a VGPR's 256 bytes).
+    #[inline]
+    pub fn read32_ref<'a>(
+        &'a self,
+        src: Src,
+        ty: Ty,
+        tmp: &'a mut Lanes,
+    ) -> Result<&'a Lanes, Fault> {
+        match src {
+            Src::V(i) => self.vreg(i),
+            Src::Staged(k) => Ok(&self.staged[usize::from(k) & 1]),
+            other => {
+                *tmp = [self.scalar32(other, ty); LANES];
+                Ok(tmp)
+            }
+        }
+    }
+
     /// A source as 64 bits per lane (a VGPR pair or a 64-bit scalar).
     #[inline]
     pub fn read64(&self, src: Src, ty: Ty) -> Result<[u64; LANES], Fault> {
