@@ -530,3 +530,34 @@ fn coverage_counts_every_executed_instruction_with_its_fidelity() {
     );
     assert!(dev.set_shader_coverage(false));
 }
+
+#[test]
+fn a_packed_typed_buffer_format_is_an_illegal_instruction_naming_it() {
+    let c = Client::new(1);
+    let q = Queue::new(&c, 0);
+    let co = c.load("tests/kernels/tbuf.co");
+    let k = &co.kernels["typed_buffer"];
+    let b = c.buffer(4096);
+    // DATA_FORMAT 8 (10_10_10_2), NUM_FORMAT UNORM in the V#.
+    let w = [b.va as u32, (b.va >> 32) as u32 | (4 << 16), 64, 8 << 15];
+    let v: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let r = dispatch(
+        &c,
+        &q,
+        k,
+        &[
+            Arg::Bytes(v.clone()),
+            Arg::Bytes(v.clone()),
+            Arg::Bytes(v.clone()),
+            Arg::Bytes(v),
+        ],
+        Geometry::linear(64, 64),
+    );
+    let Outcome::Error(_, what) = r else {
+        panic!("{r:?}")
+    };
+    assert!(
+        what.contains("illegal instruction buffer_load_format_xyzw with data format 8 and number format 0 in kernel typed_buffer at +0xc"),
+        "{what}"
+    );
+}
