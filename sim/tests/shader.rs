@@ -561,3 +561,28 @@ fn a_packed_typed_buffer_format_is_an_illegal_instruction_naming_it() {
         "{what}"
     );
 }
+
+#[test]
+fn a_mubuf_lds_form_is_an_illegal_instruction_not_a_plain_load() {
+    let c = Client::new(1);
+    let q = Queue::new(&c, 0);
+    let co = c.load("tests/kernels/tbuf.co");
+    let b = c.buffer(4096);
+    let w = [b.va as u32, (b.va >> 32) as u32, 4096, 0];
+    let r = dispatch(
+        &c,
+        &q,
+        &co.kernels["lds_load"],
+        &[Arg::Bytes(w.iter().flat_map(|x| x.to_le_bytes()).collect())],
+        Geometry::linear(64, 64),
+    );
+    let Outcome::Error(_, what) = r else {
+        panic!("{r:?}")
+    };
+    assert!(
+        what.contains(
+            "illegal instruction buffer_load_dword (lds form) in kernel lds_load at +0x10"
+        ),
+        "{what}"
+    );
+}

@@ -351,6 +351,15 @@ fn exec_mubuf(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> 
     }
 }
 
+/// The `lds` forms (`buffer_load_dword ... lds`): an illegal-instruction
+/// fault (not implemented; they must not run as the plain load).
+pub(crate) fn lds_form(_: &mut Wave, i: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
+    Err(Fault::Illegal {
+        mnemonic: format!("{} (lds form)", i.mnemonic()),
+        pc: i.pc,
+    })
+}
+
 /// The V# of `i` (for the typed forms, `tbuf`).
 pub(crate) fn rsrc_of(w: &Wave, i: &Inst) -> Rsrc {
     rsrc(w, i)

@@ -442,6 +442,11 @@ impl Program {
                     inst.inner = f;
                     inst.exec = super::dpp::exec;
                 }
+                // The MUBUF `lds` forms (word 0 bit 16) share the opcode of
+                // the plain load: not implemented, so not run as one.
+                Encoding::Mubuf if inst.decoded.as_ref().is_ok_and(|d| d.raw() >> 16 & 1 != 0) => {
+                    inst.exec = super::mubuf::lds_form
+                }
                 _ => inst.exec = f,
             }
         }

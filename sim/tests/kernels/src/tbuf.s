@@ -34,6 +34,21 @@ typed_buffer:
 .Lend:
 .size typed_buffer, .Lend-typed_buffer
 
+// lds_load(rin): buffer_load_dword's lds form (not implemented by the sim:
+// an illegal-instruction fault, never the plain load).
+.globl lds_load
+.p2align 8
+.type lds_load,@function
+lds_load:
+  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  s_mov_b32 m0, 0
+  s_waitcnt lgkmcnt(0)
+  buffer_load_dword v1, s[4:7], 0 offen lds
+  s_waitcnt vmcnt(0)
+  s_endpgm
+.Lend2:
+.size lds_load, .Lend2-lds_load
+
 .rodata
 .p2align 6
 .amdhsa_kernel typed_buffer
@@ -42,6 +57,16 @@ typed_buffer:
   .amdhsa_next_free_sgpr 20
   .amdhsa_accum_offset 16
   .amdhsa_kernarg_size 64
+.end_amdhsa_kernel
+
+.p2align 6
+.amdhsa_kernel lds_load
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_next_free_vgpr 2
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 4
+  .amdhsa_kernarg_size 16
+  .amdhsa_group_segment_fixed_size 256
 .end_amdhsa_kernel
 
 .amdgpu_metadata
@@ -63,5 +88,17 @@ amdhsa.kernels:
       - { .name: rout, .offset: 16, .size: 16, .value_kind: by_value }
       - { .name: rst, .offset: 32, .size: 16, .value_kind: by_value }
       - { .name: rsrc, .offset: 48, .size: 16, .value_kind: by_value }
+  - .name: lds_load
+    .symbol: lds_load.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 16
+    .group_segment_fixed_size: 256
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 8
+    .vgpr_count: 2
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .name: rin, .offset: 0, .size: 16, .value_kind: by_value }
 ...
 .end_amdgpu_metadata
