@@ -4,12 +4,10 @@
 //! operand access every family shares (EXEC applied once per instruction
 //! by the writers here).
 
-use std::sync::Arc;
-
 use isa::FloatConst;
 
 use super::Fault;
-use super::program::{Block, Dst, EXEC, M0, SCALAR_FILE, Src, VCC};
+use super::program::{Dst, EXEC, M0, SCALAR_FILE, Src, VCC};
 
 /// Lanes of a wave64.
 pub(crate) const LANES: usize = 64;
@@ -62,8 +60,9 @@ pub(crate) struct Wave {
     /// STATUS.PRIV: the wave runs its trap handler (entered by `s_trap`,
     /// left by `s_rfe_b64`).
     pub privileged: bool,
-    /// The block being run and the index in it.
-    pub block: Option<Arc<Block>>,
+    /// The block being run: an index in the worker's block list
+    /// (`scheduler::Blocks`).
+    pub block: usize,
     /// Index of the next instruction in `block`.
     pub index: usize,
     /// Run state.
@@ -87,7 +86,7 @@ impl Wave {
             mode: 0,
             trapsts: 0,
             privileged: false,
-            block: None,
+            block: usize::MAX,
             index: 0,
             state: WaveState::Ready,
             id_in_group: 0,
@@ -107,7 +106,7 @@ impl Wave {
         self.mode = 0;
         self.trapsts = 0;
         self.privileged = false;
-        self.block = None;
+        self.block = usize::MAX;
         self.index = 0;
         self.state = WaveState::Ready;
         self.executed = 0;
