@@ -1172,6 +1172,7 @@ impl Worker {
             private_segment_size: k.private_segment_size,
             group_segment_size: group,
             scratch,
+            trap_handler: self.inner.gpus[self.gpu].trap_handler(),
             memory: mem,
         };
         self.launch(q, id)?;

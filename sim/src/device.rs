@@ -252,6 +252,15 @@ pub(crate) struct Gpu {
     scratch_backing_va: AtomicU64,
 }
 
+impl Gpu {
+    /// The trap handler installed with SET_TRAP_HANDLER (none while the
+    /// TBA is 0).
+    pub(crate) fn trap_handler(&self) -> Option<crate::dispatch::TrapHandler> {
+        let (tba, tma) = *self.trap.lock().unwrap_or_else(|e| e.into_inner());
+        (tba != 0).then_some(crate::dispatch::TrapHandler { tba, tma })
+    }
+}
+
 #[derive(Debug, Default)]
 struct Process {
     bos: BTreeMap<u64, Bo>,
@@ -447,6 +456,30 @@ impl SimDevice {
             .shader_core
             .write()
             .unwrap_or_else(|e| e.into_inner()) = Some(core);
+    }
+
+    /// Turns instruction coverage of the shader core on or off (see
+    /// [`Coverage`](crate::Coverage)); false if the core keeps none.
+    pub fn set_shader_coverage(&self, on: bool) -> bool {
+        let core = self
+            .inner
+            .shader_core
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        core.is_some_and(|c| c.set_coverage(on))
+    }
+
+    /// What the shader core executed while coverage was on: every
+    /// instruction with its count and fidelity (None if it keeps none).
+    pub fn shader_coverage(&self) -> Option<crate::Coverage> {
+        let core = self
+            .inner
+            .shader_core
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        core.and_then(|c| c.coverage())
     }
 
     /// Installs the handler of agent dispatch packets.
@@ -1053,6 +1086,7 @@ impl SimDevice {
     }
 
     fn set_trap_handler(&self, a: &mut raw::SetTrapHandlerArgs) -> Result<c_int, Errno> {
+        // Dispatches read it back through `Gpu::trap_handler`.
         let i = self.gpu(a.gpu_id)?;
         if !self.inner.bound(i) {
             return Err(Errno::SRCH);

@@ -27,6 +27,18 @@ pub struct QueueScratch {
     pub resource_descriptor: [u32; 4],
 }
 
+/// The trap handler the client installed on the GPU with
+/// `AMDKFD_IOC_SET_TRAP_HANDLER` (KFD's second-level handler: the code a
+/// wave runs on `s_trap`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrapHandler {
+    /// Trap base address: the handler's first instruction.
+    pub tba: u64,
+    /// Trap memory address: the handler's data (handed to it in
+    /// `ttmp[14:15]`).
+    pub tma: u64,
+}
+
 /// One kernel dispatch, as the CP hands it to a shader core.
 #[derive(Debug)]
 pub struct Dispatch<'a> {
@@ -60,6 +72,9 @@ pub struct Dispatch<'a> {
     pub group_segment_size: u32,
     /// The queue's scratch.
     pub scratch: QueueScratch,
+    /// The GPU's trap handler, if the client installed one (a TBA of 0 is
+    /// none).
+    pub trap_handler: Option<TrapHandler>,
     /// The GPU's view of memory: every access of the kernel goes through it.
     pub memory: &'a GpuMemory,
 }
@@ -123,6 +138,18 @@ impl std::error::Error for ShaderFault {}
 pub trait ShaderCore: Send + Sync {
     /// Runs every workgroup of `dispatch`; returns when all have ended.
     fn dispatch(&self, dispatch: &Dispatch<'_>) -> Result<(), ShaderFault>;
+
+    /// Turns instruction coverage on or off; false if the core keeps none.
+    fn set_coverage(&self, on: bool) -> bool {
+        let _ = on;
+        false
+    }
+
+    /// The instructions executed while coverage was on (None if the core
+    /// keeps no coverage).
+    fn coverage(&self) -> Option<crate::Coverage> {
+        None
+    }
 }
 
 /// An agent dispatch packet, as the CP hands it to a handler.

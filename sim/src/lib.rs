@@ -31,9 +31,11 @@ mod trace;
 
 pub use cp::{MAX_SLEEP, QueueError, SPIN_WINDOW, code};
 pub use device::{EnvError, GPU_CLOCK_HZ, SimBuilder, SimDevice, SimRenderNode};
-pub use dispatch::{AgentCall, AgentHandler, Dispatch, QueueScratch, ShaderCore, ShaderFault};
+pub use dispatch::{
+    AgentCall, AgentHandler, Dispatch, QueueScratch, ShaderCore, ShaderFault, TrapHandler,
+};
 pub use memory::{
     Access, AtomicOp, DeviceMemory, FaultReason, GpuMemory, MemoryFault, SharedAtomic,
 };
-pub use shader::Interpreter;
+pub use shader::{Coverage, CoverageEntry, DecodeStats, Fidelity, Interpreter};
 pub use topology::{Board, SimTopology, TopologyConfig};

@@ -752,6 +752,115 @@ impl GpuMemory {
     }
 }
 
+/// One mapped range of a GPU's VA map, translated once for repeated
+/// accesses while the map is unchanged (the shader core's per-worker
+/// translation cache). It holds the backing view, so its bytes stay alive
+/// even if the client unmaps them; [`RangeTranslation::is_current`] says
+/// whether the VA map has changed since, after which it must not be used.
+#[derive(Debug)]
+pub(crate) struct RangeTranslation {
+    start: u64,
+    end: u64,
+    writable: bool,
+    view: Arc<HostView>,
+    view_offset: usize,
+    generation: u64,
+}
+
+impl RangeTranslation {
+    /// Whether `[va, va + len)` lies in the range.
+    #[inline]
+    pub(crate) fn contains(&self, va: u64, len: usize) -> bool {
+        va >= self.start && va.checked_add(len as u64).is_some_and(|e| e <= self.end)
+    }
+
+    /// The generation of the map the translation was made from.
+    #[inline]
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Volatile copy of `buf.len()` bytes at `va` (inside the range:
+    /// [`RangeTranslation::contains`]); false if not.
+    #[inline]
+    pub(crate) fn read(&self, va: u64, buf: &mut [u8]) -> bool {
+        self.contains(va, buf.len())
+            && self
+                .view
+                .read(self.view_offset + (va - self.start) as usize, buf)
+    }
+
+    /// The `len / 4` dwords at `va` (4-byte aligned, inside the range) in
+    /// place, as atomics (relaxed loads and stores are plain ones); None if
+    /// not.
+    #[inline]
+    pub(crate) fn u32s(&self, va: u64, len: u64) -> Option<&[AtomicU32]> {
+        let n = usize::try_from(len / 4).ok()?;
+        if va % 4 != 0 || !self.contains(va, n.checked_mul(4)?) {
+            return None;
+        }
+        let off = self.view_offset + (va - self.start) as usize;
+        if !self.view.check(off, n * 4) {
+            return None;
+        }
+        let ptr = self.view.ptr.as_ptr().wrapping_add(off);
+        if ptr as usize % 4 != 0 {
+            return None;
+        }
+        // SAFETY: `n` dwords inside the live view (checked), aligned
+        // (checked); the memory is shared and only ever accessed atomically
+        // or volatilely; the view (held by `self`) outlives the borrow.
+        Some(unsafe { std::slice::from_raw_parts(ptr.cast::<AtomicU32>(), n) })
+    }
+
+    /// Whether the range is writable.
+    #[inline]
+    pub(crate) fn writable(&self) -> bool {
+        self.writable
+    }
+
+    /// Volatile copy of `data` to `va` (inside a writable range); false if
+    /// not.
+    #[inline]
+    pub(crate) fn write(&self, va: u64, data: &[u8]) -> bool {
+        self.writable
+            && self.contains(va, data.len())
+            && self
+                .view
+                .write(self.view_offset + (va - self.start) as usize, data)
+    }
+}
+
+impl GpuMemory {
+    /// The VA map's change counter now (compare with
+    /// [`RangeTranslation::generation`]).
+    #[inline]
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// The mapped range holding `va`, translated (None if `va` is not mapped).
+    pub(crate) fn translate_range(&self, va: u64) -> Option<RangeTranslation> {
+        // Read the generation first: a change after it makes the translation stale.
+        let generation = self.generation.load(Ordering::Acquire);
+        let map = self.map.read().unwrap_or_else(|e| e.into_inner());
+        let (start, r) = map.find(va)?;
+        // The whole range must lie in its view.
+        let len = usize::try_from(r.end - start).ok()?;
+        if !r.view.check(r.view_offset, len) {
+            return None;
+        }
+        Some(RangeTranslation {
+            start,
+            end: r.end,
+            writable: r.writable,
+            view: Arc::clone(&r.view),
+            view_offset: r.view_offset,
+            generation,
+        })
+    }
+}
+
 /// Types made only of atomics, which may be borrowed in place from shared
 /// memory (the client and other engines access the same bytes only
 /// atomically too).

@@ -4,6 +4,8 @@
 
 mod support;
 
+use std::sync::Arc;
+
 use support::*;
 
 const CORPUS_GFX90A: &str = "../loader-core/corpus/co/gfx90a-v5.co";
@@ -88,4 +90,499 @@ fn saxpy_runs_and_matches_the_host() {
         // v_fmac_f32: one rounding.
         assert_eq!(got[i], alpha.mul_add(x[i], y[i]).to_bits(), "y[{i}]");
     }
+}
+
+/// Finds the first instruction named `mnemonic` in the code at `entry`
+/// (up to its `s_endpgm`), by llvm's names through the `isa` decoder.
+fn find_instruction(entry: u64, mnemonic: &str) -> u64 {
+    let d = isa::Decoder::new(isa::Processor::Gfx90a);
+    let mut pc = entry;
+    loop {
+        let i = d.decode(&peek(pc, 12)).expect("the kernel decodes");
+        if i.mnemonic() == mnemonic {
+            return pc;
+        }
+        assert_ne!(i.mnemonic(), "s_endpgm", "no {mnemonic} in the kernel");
+        pc += i.len() as u64;
+    }
+}
+
+#[test]
+fn decoded_code_is_reused_across_dispatches_and_redecoded_when_rewritten() {
+    let core = Arc::new(sim::Interpreter::new(isa::Processor::Gfx90a, 1));
+    let c = Client::with_core(1, Some(core.clone()));
+    let q = Queue::new(&c, 0);
+    let co = c.load(CORPUS_GFX90A);
+    let k = &co.kernels["vector_add"];
+    let n = 300usize;
+    let a = floats(n, 5);
+    let b = floats(n, 6);
+    let (ba, bb, bc) = (c.buffer(n * 4), c.buffer(n * 4), c.buffer(n * 4));
+    ba.write_f32s(0, &a);
+    bb.write_f32s(0, &b);
+    let args = [
+        Arg::Ptr(ba.va),
+        Arg::Ptr(bb.va),
+        Arg::Ptr(bc.va),
+        Arg::u32(n as u32),
+    ];
+    let run = |expect: &dyn Fn(f32, f32) -> f32| {
+        bc.write_u32s(0, &vec![0; n]);
+        let out = dispatch(&c, &q, k, &args, Geometry::linear(512, 256));
+        assert!(matches!(out, Outcome::Done), "{out:?}");
+        let got = bc.read_u32s(0, n);
+        for i in 0..n {
+            assert_eq!(got[i], expect(a[i], b[i]).to_bits(), "c[{i}]");
+        }
+    };
+    run(&|x, y| x + y);
+    let first = core.decode_stats();
+    assert_eq!((first.programs_decoded, first.programs_reused), (1, 0));
+    assert!(first.blocks_decoded > 0);
+    // The same code again: the program is reused, nothing decoded.
+    run(&|x, y| x + y);
+    let second = core.decode_stats();
+    assert_eq!((second.programs_decoded, second.programs_reused), (1, 1));
+    assert_eq!(second.blocks_decoded, first.blocks_decoded);
+    // The client rewrites the kernel's v_add_f32 into v_sub_f32 (VOP2
+    // opcode 1 -> 2, bits 30:25) at the same address: the stale program is
+    // dropped, the code decoded again, and the new code runs.
+    let at = find_instruction(kernel_entry(k), "v_add_f32_e32");
+    let word = u32::from_le_bytes(peek(at, 4).try_into().unwrap());
+    let sub = (word & !(0x3f << 25)) | (2 << 25);
+    poke(at, &sub.to_le_bytes());
+    assert_eq!(find_instruction(at, "v_sub_f32_e32"), at);
+    run(&|x, y| x - y);
+    let third = core.decode_stats();
+    assert_eq!(
+        (
+            third.programs_decoded,
+            third.programs_reused,
+            third.programs_stale
+        ),
+        (2, 1, 1)
+    );
+    assert!(third.blocks_decoded > second.blocks_decoded);
+}
+
+const TRAP_CO: &str = "tests/kernels/trap.co";
+
+#[test]
+fn s_trap_enters_the_installed_trap_handler_which_returns_with_s_rfe() {
+    let c = Client::new(1);
+    let q = Queue::new(&c, 0);
+    let co = c.load(TRAP_CO);
+    let k = &co.kernels["trap_kernel"];
+    let entry = kernel_entry(k);
+    // trap_handler sits at the kernel's entry + 0x100 (build.sh checks it);
+    // its first instruction is `s_store_dword ttmp1, ttmp[14:15], 0x0 glc`.
+    let tba = entry + 0x100;
+    let first = isa::Decoder::new(isa::Processor::Gfx90a)
+        .decode(&peek(tba, 12))
+        .unwrap();
+    assert_eq!(first.mnemonic(), "s_store_dword");
+    let tma = c.buffer(4096);
+    c.kfd.set_trap_handler(c.gpu_id, tba, tma.va).unwrap();
+    let out = c.buffer(4096);
+    // Two work-groups of two waves: every wave traps once.
+    let r = dispatch(&c, &q, k, &[Arg::Ptr(out.va)], Geometry::linear(256, 128));
+    assert!(matches!(r, Outcome::Done), "{r:?}");
+    // The waves resumed after the s_trap with their registers.
+    assert_eq!(out.read_u32s(0, 1)[0], 0x1234);
+    let rec = tma.read_u32s(0, 3);
+    let trap_pc = find_instruction(entry, "s_trap");
+    // ttmp1 = PC[47:32] | trap id << 16; ttmp0 = PC[31:0].
+    assert_eq!(rec[0], ((trap_pc >> 32) as u32 & 0xffff) | (2 << 16));
+    assert_eq!(rec[1], trap_pc as u32);
+    assert_eq!(rec[2], 4, "one trap per wave");
+}
+
+#[test]
+fn s_trap_without_a_trap_handler_is_reported_as_a_trap() {
+    let c = Client::new(1);
+    let q = Queue::new(&c, 0);
+    let co = c.load(TRAP_CO);
+    let k = &co.kernels["trap_kernel"];
+    let out = c.buffer(4096);
+    let r = dispatch(&c, &q, k, &[Arg::Ptr(out.va)], Geometry::linear(64, 64));
+    let Outcome::Error(code, what) = r else {
+        panic!("{r:?}")
+    };
+    assert_eq!(code, (1 << 63) | sim::code::TRAP, "{what}");
+    assert!(
+        what.contains("s_trap 2 in kernel trap_kernel at +0x14"),
+        "{what}"
+    );
+    assert_eq!(out.read_u32s(0, 1)[0], 0, "nothing ran past the trap");
+}
+
+#[test]
+fn vgpr_indexing_mode_reads_and_writes_the_indexed_vgpr() {
+    let c = Client::new(1);
+    let q = Queue::new(&c, 0);
+    let co = c.load("tests/kernels/gpridx.co");
+    let k = &co.kernels["gpridx_uniform"];
+    let n = 128usize;
+    let out = c.buffer(n * 4);
+    // The clang-19 code: s_set_gpr_idx_on s3, gpr_idx(DST) for the write,
+    // s_set_gpr_idx_on s2, gpr_idx(SRC0) for the read.
+    let mut pc = kernel_entry(k);
+    let d = isa::Decoder::new(isa::Processor::Gfx90a);
+    let mut seen = 0;
+    loop {
+        let i = d.decode(&peek(pc, 12)).unwrap();
+        seen += usize::from(i.mnemonic() == "s_set_gpr_idx_on");
+        if i.mnemonic() == "s_endpgm" {
+            break;
+        }
+        pc += i.len() as u64;
+    }
+    assert_eq!(seen, 2, "the kernel uses VGPR indexing mode");
+    for (kk, jj) in [(0, 0), (3, 3), (5, 9), (15, 2), (7, 0), (17, 33)] {
+        out.write_u32s(0, &vec![0; n]);
+        let r = dispatch(
+            &c,
+            &q,
+            k,
+            &[Arg::Ptr(out.va), Arg::i32(kk), Arg::i32(jj)],
+            Geometry::linear(n as u32, 64),
+        );
+        assert!(matches!(r, Outcome::Done), "{r:?}");
+        for (i, got) in out.read_f32s(0, n).into_iter().enumerate() {
+            let mut v: Vec<f32> = (0..16).map(|t| (i * 16 + t) as f32).collect();
+            v[(jj & 15) as usize] = -1.0;
+            assert_eq!(got, v[(kk & 15) as usize], "out[{i}] k={kk} j={jj}");
+        }
+    }
+}
+
+/// f16 bits widened to f32 (exact).
+fn half_to_f32(h: u16) -> f32 {
+    let sign = if h >> 15 != 0 { -1.0f32 } else { 1.0 };
+    let e = i32::from((h >> 10) & 0x1f);
+    let m = f32::from(h & 0x3ff);
+    match e {
+        0 => sign * m * 2f32.powi(-24),
+        31 if m == 0.0 => sign * f32::INFINITY,
+        // NaN: the payload moves up with the mantissa, quieted.
+        31 => {
+            f32::from_bits((u32::from(h >> 15) << 31) | 0x7fc0_0000 | (u32::from(h & 0x3ff) << 13))
+        }
+        _ => sign * (1.0 + m / 1024.0) * 2f32.powi(e - 15),
+    }
+}
+
+/// The dword a VGPR gets from a `bits`-bit component `raw` of number
+/// format `nfmt` (GFX9 BUF_NUM_FORMAT_*: 0 UNORM, 1 SNORM, 2 USCALED,
+/// 3 SSCALED, 4 UINT, 5 SINT, 7 FLOAT).
+fn typed_load_reference(raw: u32, bits: u32, nfmt: u8) -> u32 {
+    let max = (u64::from(u32::MAX) >> (32 - bits)) as u32;
+    let sext = ((u64::from(raw) << (64 - bits)) as i64) >> (64 - bits);
+    let smax = (1i64 << (bits - 1)) - 1;
+    match nfmt {
+        0 => ((f64::from(raw) / f64::from(max)) as f32).to_bits(),
+        1 => ((sext as f64 / smax as f64).max(-1.0) as f32).to_bits(),
+        2 => (raw as f32).to_bits(),
+        3 => (sext as f32).to_bits(),
+        4 => raw,
+        5 => sext as u32,
+        _ if bits == 16 => half_to_f32(raw as u16).to_bits(),
+        _ => raw,
+    }
+}
+
+#[test]
+fn typed_buffer_loads_and_stores_convert_every_number_format() {
+    let c = Client::new(1);
+    let q = Queue::new(&c, 0);
+    let co = c.load("tests/kernels/tbuf.co");
+    let k = &co.kernels["typed_buffer"];
+    let (bin, bout, bst, bsrc) = (
+        c.buffer(4096),
+        c.buffer(4096),
+        c.buffer(4096),
+        c.buffer(4096),
+    );
+    let vsharp = |base: u64, stride: u64, records: u32, dfmt: u32, nfmt: u32| {
+        let w = [
+            base as u32,
+            ((base >> 32) as u32 & 0xffff) | ((stride as u32 & 0x3fff) << 16),
+            records,
+            (dfmt << 15) | (nfmt << 12),
+        ];
+        Arg::Bytes(w.iter().flat_map(|x| x.to_le_bytes()).collect())
+    };
+    // (data format, components, bytes per component, number formats).
+    let formats: &[(u32, usize, usize, &[u8])] = &[
+        (1, 1, 1, &[0, 1, 2, 3, 4, 5]),
+        (2, 1, 2, &[0, 1, 2, 3, 4, 5, 7]),
+        (3, 2, 1, &[0, 1, 4, 5]),
+        (4, 1, 4, &[0, 1, 4, 5, 7]),
+        (5, 2, 2, &[0, 1, 2, 3, 7]),
+        (10, 4, 1, &[0, 1, 2, 3, 4, 5]),
+        (11, 2, 4, &[4, 7]),
+        (12, 4, 2, &[0, 1, 5, 7]),
+        (13, 3, 4, &[4, 7]),
+        (14, 4, 4, &[5, 7]),
+    ];
+    let mut seed = 0x1234_5678u32;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    for &(dfmt, comps, bytes, nfmts) in formats {
+        for &nfmt in nfmts {
+            let stride = comps * bytes;
+            let input: Vec<u8> = (0..4096).map(|_| rnd() as u8).collect();
+            bin.write(0, &input);
+            bout.write_u32s(0, &[0xdead_beef; 1024]);
+            bst.write(0, &[0xab; 4096]);
+            // Store sources: floats that each format represents exactly
+            // where it matters (quarters for 16-bit floats), integers.
+            let src: Vec<u32> = (0..256)
+                .map(|j| match nfmt {
+                    4 | 5 => rnd(),
+                    7 if bytes == 2 => ((rnd() % 257) as f32 / 4.0 - 32.0).to_bits(),
+                    _ => ((rnd() % 2001) as f32 / 500.0 - 2.0 + (j % 3) as f32 * 100.0).to_bits(),
+                })
+                .collect();
+            bsrc.write_u32s(0, &src);
+            let r = dispatch(
+                &c,
+                &q,
+                k,
+                &[
+                    vsharp(bin.va, stride as u64, 64, dfmt, u32::from(nfmt)),
+                    vsharp(bout.va, 0, 4096, 0, 0),
+                    vsharp(bst.va, stride as u64, 64, dfmt, u32::from(nfmt)),
+                    vsharp(bsrc.va, 0, 4096, 0, 0),
+                ],
+                Geometry::linear(64, 64),
+            );
+            assert!(matches!(r, Outcome::Done), "format {dfmt}/{nfmt}: {r:?}");
+            let out = bout.read_u32s(0, 64 * 8);
+            let st = bst.read(0, 4096);
+            let comp = |data: &[u8], at: usize| {
+                let mut b = [0u8; 4];
+                b[..bytes].copy_from_slice(&data[at..at + bytes]);
+                u32::from_le_bytes(b)
+            };
+            let one = if matches!(nfmt, 4 | 5) {
+                1
+            } else {
+                1.0f32.to_bits()
+            };
+            for i in 0..64 {
+                let what = format!("format {dfmt}/{nfmt} lane {i}");
+                for ch in 0..4 {
+                    let want = if ch < comps {
+                        typed_load_reference(
+                            comp(&input, i * stride + ch * bytes),
+                            bytes as u32 * 8,
+                            nfmt,
+                        )
+                    } else if ch == 3 {
+                        one
+                    } else {
+                        0
+                    };
+                    assert_eq!(
+                        out[i * 8 + ch],
+                        want,
+                        "{what}: buffer_load_format component {ch}"
+                    );
+                }
+                for ch in 0..2 {
+                    let at = i * stride + ch * 2;
+                    let h = u16::from_le_bytes([input[at], input[at + 1]]);
+                    assert_eq!(
+                        out[i * 8 + 4 + ch],
+                        half_to_f32(h).to_bits(),
+                        "{what}: tbuffer 16_16 float"
+                    );
+                }
+                // Stores: each written component reads back (through the
+                // load conversion) as the clamped, rounded source.
+                for ch in 0..comps {
+                    let v = src[i * 4 + ch];
+                    let f = f32::from_bits(v);
+                    let bits = bytes as u32 * 8;
+                    let stored = comp(&st, i * stride + ch * bytes);
+                    let back = typed_load_reference(stored, bits, nfmt);
+                    let max = (u64::from(u32::MAX) >> (32 - bits)) as f64;
+                    let smax = ((1i64 << (bits - 1)) - 1) as f64;
+                    match nfmt {
+                        0 => assert_eq!(
+                            f64::from(stored),
+                            (f64::from(f).clamp(0.0, 1.0) * max).round_ties_even(),
+                            "{what}"
+                        ),
+                        1 => assert_eq!(
+                            ((u64::from(stored) << (64 - bits)) as i64 >> (64 - bits)) as f64,
+                            (f64::from(f).clamp(-1.0, 1.0) * smax).round_ties_even(),
+                            "{what}"
+                        ),
+                        2 => assert_eq!(
+                            f64::from(stored),
+                            f64::from(f).clamp(0.0, max).trunc(),
+                            "{what}"
+                        ),
+                        3 => assert_eq!(
+                            ((u64::from(stored) << (64 - bits)) as i64 >> (64 - bits)) as f64,
+                            f64::from(f).clamp(-smax - 1.0, smax).trunc(),
+                            "{what}"
+                        ),
+                        4 | 5 => assert_eq!(stored, v & max as u32, "{what}"),
+                        _ => assert_eq!(back, v, "{what}: float store"),
+                    }
+                }
+            }
+            // Nothing past the 64 elements was written.
+            assert!(
+                st[64 * stride..].iter().all(|&b| b == 0xab),
+                "format {dfmt}/{nfmt}"
+            );
+        }
+    }
+}
+
+#[test]
+fn coverage_counts_every_executed_instruction_with_its_fidelity() {
+    let c = Client::new(1);
+    let dev = c.kfd.device();
+    assert_eq!(dev.shader_coverage().map(|v| v.executed()), Some(0));
+    let q = Queue::new(&c, 0);
+    let co = c.load(CORPUS_GFX90A);
+    let k = &co.kernels["vector_add"];
+    let (ba, bb, bc) = (c.buffer(4096), c.buffer(4096), c.buffer(4096));
+    let args = [
+        Arg::Ptr(ba.va),
+        Arg::Ptr(bb.va),
+        Arg::Ptr(bc.va),
+        Arg::u32(1000),
+    ];
+    // Off: nothing counted.
+    assert!(matches!(
+        dispatch(&c, &q, k, &args, Geometry::linear(1024, 256)),
+        Outcome::Done
+    ));
+    assert_eq!(dev.shader_coverage().unwrap().executed(), 0);
+    assert!(dev.set_shader_coverage(true));
+    assert!(matches!(
+        dispatch(&c, &q, k, &args, Geometry::linear(1024, 256)),
+        Outcome::Done
+    ));
+    let cov = dev.shader_coverage().unwrap();
+    // 16 waves, each runs the kernel to its end once (all have lanes < 1000).
+    for m in [
+        "v_add_f32",
+        "global_store_dword",
+        "s_endpgm",
+        "s_and_saveexec_b64",
+    ] {
+        let e = cov.get(m).unwrap_or_else(|| panic!("{m} in {cov}"));
+        assert_eq!(e.count, 16, "{m}");
+        assert_eq!(e.fidelity, sim::Fidelity::Exact, "{m}");
+    }
+    assert_eq!(cov.get("global_load_dword").unwrap().count, 32);
+    // Every instruction of the kernel, run by 16 waves.
+    let mut pc = kernel_entry(k);
+    let d = isa::Decoder::new(isa::Processor::Gfx90a);
+    let mut per_wave = 0;
+    loop {
+        let i = d.decode(&peek(pc, 12)).unwrap();
+        per_wave += 1;
+        if i.mnemonic() == "s_endpgm" {
+            break;
+        }
+        pc += i.len() as u64;
+    }
+    assert_eq!(cov.executed(), 16 * per_wave, "{cov}");
+    // An approximate one, with its bound: v_sqrt_f32 in the f32 sqrt
+    // expansion of math.co.
+    let math = c.load("tests/kernels/math.co");
+    let buf = c.buffer(4096);
+    let r = dispatch(
+        &c,
+        &q,
+        &math.kernels["f32_sqrt"],
+        &[
+            Arg::Ptr(buf.va),
+            Arg::Ptr(buf.va),
+            Arg::Ptr(buf.va),
+            Arg::Ptr(buf.va),
+        ],
+        Geometry::linear(64, 64),
+    );
+    assert!(matches!(r, Outcome::Done), "{r:?}");
+    let cov = dev.shader_coverage().unwrap();
+    let sqrt = cov.get("v_sqrt_f32").unwrap();
+    assert_eq!(sqrt.count, 1);
+    assert!(matches!(sqrt.fidelity, sim::Fidelity::Approximate(b) if b.contains("1 ulp")));
+    // The report names each with its count and fidelity.
+    let text = cov.to_string();
+    assert!(text.contains("\tapproximate\tv_sqrt_f32\t"), "{text}");
+    assert!(
+        text.lines().any(|l| l == "16\texact\tv_add_f32\t"),
+        "{text}"
+    );
+    assert!(dev.set_shader_coverage(false));
+}
+
+#[test]
+fn a_packed_typed_buffer_format_is_an_illegal_instruction_naming_it() {
+    let c = Client::new(1);
+    let q = Queue::new(&c, 0);
+    let co = c.load("tests/kernels/tbuf.co");
+    let k = &co.kernels["typed_buffer"];
+    let b = c.buffer(4096);
+    // DATA_FORMAT 8 (10_10_10_2), NUM_FORMAT UNORM in the V#.
+    let w = [b.va as u32, (b.va >> 32) as u32 | (4 << 16), 64, 8 << 15];
+    let v: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let r = dispatch(
+        &c,
+        &q,
+        k,
+        &[
+            Arg::Bytes(v.clone()),
+            Arg::Bytes(v.clone()),
+            Arg::Bytes(v.clone()),
+            Arg::Bytes(v),
+        ],
+        Geometry::linear(64, 64),
+    );
+    let Outcome::Error(_, what) = r else {
+        panic!("{r:?}")
+    };
+    assert!(
+        what.contains("illegal instruction buffer_load_format_xyzw with data format 8 and number format 0 in kernel typed_buffer at +0xc"),
+        "{what}"
+    );
+}
+
+#[test]
+fn a_mubuf_lds_form_is_an_illegal_instruction_not_a_plain_load() {
+    let c = Client::new(1);
+    let q = Queue::new(&c, 0);
+    let co = c.load("tests/kernels/tbuf.co");
+    let b = c.buffer(4096);
+    let w = [b.va as u32, (b.va >> 32) as u32, 4096, 0];
+    let r = dispatch(
+        &c,
+        &q,
+        &co.kernels["lds_load"],
+        &[Arg::Bytes(w.iter().flat_map(|x| x.to_le_bytes()).collect())],
+        Geometry::linear(64, 64),
+    );
+    let Outcome::Error(_, what) = r else {
+        panic!("{r:?}")
+    };
+    assert!(
+        what.contains(
+            "illegal instruction buffer_load_dword (lds form) in kernel lds_load at +0x10"
+        ),
+        "{what}"
+    );
 }

@@ -10,7 +10,7 @@
 
 use isa::Opcode::{self, *};
 
-use super::program::{Dst, ExecFn, Inst};
+use super::program::{Dst, ExecFn, Inst, TTMP};
 use super::setup::{PRIVATE_BASE, SHARED_BASE};
 use super::wave::{Ty, Wave};
 use super::{Ctx, Fault, Flow};
@@ -51,6 +51,9 @@ mod hwreg {
     pub const LDS_ALLOC: u32 = 6;
     pub const IB_STS: u32 = 7;
     pub const SH_MEM_BASES: u32 = 15;
+    pub const SQ_SHADER_TBA_LO: u32 = 16;
+    pub const SQ_SHADER_TMA_LO: u32 = 18;
+    pub const SQ_SHADER_TMA_HI: u32 = 19;
 }
 
 /// `hwreg(id, offset, size)` from a SOPK immediate: id [5:0], offset
@@ -73,6 +76,8 @@ fn read_hwreg(w: &Wave, ctx: &Ctx<'_>, id: u32) -> u32 {
         hwreg::MODE => w.mode,
         hwreg::STATUS => {
             u32::from(w.scc)
+                | (u32::from(w.privileged) << 5) // PRIV
+                | (u32::from(l.trap.is_some()) << 6) // TRAP_EN
                 | (u32::from(w.exec() == 0) << 9)
                 | (u32::from(w.vcc() == 0) << 10)
                 | (1 << 11) // IN_TG
@@ -89,6 +94,23 @@ fn read_hwreg(w: &Wave, ctx: &Ctx<'_>, id: u32) -> u32 {
         hwreg::LDS_ALLOC => ((l.lds_bytes as u32).div_ceil(512) & 0x1ff) << 12,
         hwreg::IB_STS => 0,
         hwreg::SH_MEM_BASES => ((PRIVATE_BASE >> 48) as u32) | (((SHARED_BASE >> 48) as u32) << 16),
+        // TBA (16, 17) and TMA (18, 19) in 256-byte units, lo then hi,
+        // readable by the trap handler only.
+        hwreg::SQ_SHADER_TBA_LO..=hwreg::SQ_SHADER_TMA_HI if w.privileged => {
+            let t = l
+                .trap
+                .unwrap_or(crate::dispatch::TrapHandler { tba: 0, tma: 0 });
+            let v = if id < hwreg::SQ_SHADER_TMA_LO {
+                t.tba
+            } else {
+                t.tma
+            } >> 8;
+            if id % 2 == 0 {
+                v as u32
+            } else {
+                (v >> 32) as u32
+            }
+        }
         _ => 0,
     }
 }
@@ -107,6 +129,36 @@ fn setreg(w: &mut Wave, i: &Inst, value: u32) -> Result<Flow, Fault> {
     let (id, offset, mask) = hwreg_field(i.imm);
     write_hwreg(w, id, offset, mask, value);
     Ok(Flow::Next)
+}
+
+/// `s_trap`: with a trap handler installed, enter it as GFX9 does under
+/// KFD's first-level handler: `ttmp1:ttmp0` = the PC of the `s_trap`
+/// (bits 47:0) with the trap id in `ttmp1[23:16]`, `ttmp[2:3]` = TBA,
+/// `ttmp[14:15]` = TMA (what the first level hands the second), STATUS.PRIV
+/// set, PC = TBA. The handler returns with `s_rfe_b64` (adding 4 to the
+/// saved PC to resume after the `s_trap`). Without a handler, or an
+/// `s_trap` inside the handler, the trap is reported as ROCr reports one.
+fn trap(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
+    let id = i.imm & 0xff;
+    let Some(t) = ctx.launch.trap.filter(|_| !w.privileged) else {
+        return Err(Fault::Trap {
+            id: id as u16,
+            pc: i.pc,
+        });
+    };
+    if t.tba % 4 != 0 {
+        return Err(Fault::Abort(format!(
+            "trap handler address {:#x} is not dword aligned",
+            t.tba
+        )));
+    }
+    let t0 = TTMP as usize;
+    w.s[t0] = i.pc as u32;
+    w.s[t0 + 1] = ((i.pc >> 32) as u32 & 0xffff) | (id << 16);
+    w.set_s64(TTMP + 2, t.tba);
+    w.set_s64(TTMP + 14, t.tma);
+    w.privileged = true;
+    Ok(Flow::Jump(t.tba))
 }
 
 /// The handler of a program-flow or special instruction.
@@ -144,11 +196,17 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         | S_WAKEUP | S_SENDMSG => f(nop),
         S_BARRIER => f(|_, _, _| Ok(Flow::Barrier)),
         S_SLEEP => f(|_, _, _| Ok(Flow::Yield)),
-        S_TRAP => f(|_, i, _| {
-            Err(Fault::Trap {
-                id: (i.imm & 0xff) as u16,
-                pc: i.pc,
-            })
+        S_TRAP => f(trap),
+        S_RFE_B64 => f(|w, i, _| {
+            if !w.privileged {
+                return Err(Fault::Abort(format!(
+                    "s_rfe_b64 at {:#x} outside a trap handler",
+                    i.pc
+                )));
+            }
+            w.privileged = false;
+            // The return PC is 48 bits (ttmp1[31:16] hold trap state).
+            Ok(Flow::Jump(w.scalar64(i.src[0], Ty::B64) & 0xffff_ffff_ffff))
         }),
         S_SETHALT => f(|_, i, _| {
             if i.imm & 1 != 0 {

@@ -4,7 +4,7 @@
 //! - `setup`: a dispatch's initial state from the kernel descriptor
 //!   (AMDGPUUsage, "Initial Kernel Execution State").
 //! - `program`: decode once; blocks of pre-decoded instructions shared by
-//!   the dispatch's waves.
+//!   the waves of every dispatch of a kernel.
 //! - `wave`: a wave's registers and operand access.
 //! - `scheduler`: workgroups on worker threads, waves of a workgroup on one
 //!   thread switching at `s_barrier` / `s_sleep`.
@@ -24,10 +24,12 @@
 #![allow(clippy::needless_range_loop)]
 
 mod control;
+mod coverage;
 mod cvt;
 mod dot;
 mod dpp;
 mod ds;
+mod hostfp;
 mod lanes;
 mod mfma;
 mod mubuf;
@@ -38,6 +40,8 @@ mod scheduler;
 mod sdwa;
 mod setup;
 mod smem;
+mod tbuf;
+mod tlb;
 mod vcmp;
 mod vf16;
 mod vf32;
@@ -47,6 +51,9 @@ mod vint16;
 mod vmem;
 mod wave;
 
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use isa::{Decoder, Opcode, Processor};
@@ -54,6 +61,7 @@ use isa::{Decoder, Opcode, Processor};
 use crate::dispatch::{Dispatch, ShaderCore, ShaderFault};
 use crate::memory::{GpuMemory, MemoryFault};
 
+pub use coverage::{Coverage, CoverageEntry, Fidelity};
 use program::{ExecFn, Inst};
 use wave::Wave;
 
@@ -102,30 +110,145 @@ pub(crate) struct Ctx<'a> {
     pub launch: &'a setup::Launch,
     /// GPU memory.
     pub memory: &'a GpuMemory,
+    /// The worker's translation cache over `memory` (plain loads and
+    /// stores go through it; atomics use `memory`).
+    pub mem: &'a tlb::Tlb<'a>,
+    /// The worker's instruction counts, when coverage is on.
+    pub counts: Option<&'a mut coverage::Counts>,
     /// The workgroup's LDS.
     pub lds: &'a mut [u8],
     /// The sim's clock origin (`s_memrealtime`, `s_memtime`).
     pub clock_origin: Instant,
 }
 
-/// The interpreter: one per device; each dispatch decodes its code once and
+/// Most kernels whose decoded programs the interpreter keeps (past it, the
+/// cache starts afresh).
+const MAX_PROGRAMS: usize = 256;
+
+/// How often the interpreter decoded code and reused decoded code
+/// ([`Interpreter::decode_stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DecodeStats {
+    /// Dispatches that found no current decoded program for their kernel's
+    /// code and started a new one.
+    pub programs_decoded: u64,
+    /// Dispatches that ran a program decoded by an earlier dispatch (its
+    /// code bytes checked against memory first).
+    pub programs_reused: u64,
+    /// Decoded programs found stale (the code at the address changed, or
+    /// was unmapped) and dropped.
+    pub programs_stale: u64,
+    /// Blocks of instructions decoded (a block is decoded from the address
+    /// a wave first reaches up to where control cannot fall through).
+    pub blocks_decoded: u64,
+}
+
+/// The interpreter: one per device. A kernel's code is decoded once into a
+/// program kept across dispatches (keyed by the code's entry address,
+/// checked against the bytes in memory before each reuse); each dispatch
 /// runs its workgroups on up to `workers` threads.
 #[derive(Debug)]
 pub struct Interpreter {
     processor: Processor,
     workers: usize,
     clock_origin: Instant,
+    programs: Mutex<HashMap<u64, Arc<program::Program>>>,
+    stats: Mutex<DecodeStats>,
+    blocks_decoded: Arc<AtomicU64>,
+    coverage_on: AtomicBool,
+    counts: Mutex<coverage::Counts>,
+    /// Where the report goes when the interpreter is dropped
+    /// (`SIM_COVERAGE`).
+    coverage_file: Option<std::path::PathBuf>,
 }
 
 impl Interpreter {
     /// An interpreter for `processor` (gfx90a is the target; the other GFX9
     /// processors run where the ISA agrees) on `workers` threads.
+    ///
+    /// With `SIM_COVERAGE=FILE` in the environment, coverage is on and its
+    /// report is written to FILE when the interpreter is dropped.
     pub fn new(processor: Processor, workers: usize) -> Self {
+        let coverage_file = std::env::var_os("SIM_COVERAGE")
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from);
         Self {
             processor,
             workers: workers.max(1),
             clock_origin: Instant::now(),
+            programs: Mutex::new(HashMap::new()),
+            stats: Mutex::new(DecodeStats::default()),
+            blocks_decoded: Arc::new(AtomicU64::new(0)),
+            coverage_on: AtomicBool::new(coverage_file.is_some()),
+            counts: Mutex::new(coverage::counts()),
+            coverage_file,
         }
+    }
+
+    /// Turns instruction coverage on or off (counts so far are kept).
+    pub fn set_coverage(&self, on: bool) {
+        self.coverage_on.store(on, Ordering::Relaxed);
+    }
+
+    /// Every instruction executed while coverage was on, with its count and
+    /// [`Fidelity`], most executed first.
+    pub fn coverage(&self) -> Coverage {
+        coverage::report(&self.counts.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// How often dispatches decoded and reused code so far.
+    pub fn decode_stats(&self) -> DecodeStats {
+        DecodeStats {
+            blocks_decoded: self.blocks_decoded.load(Ordering::Relaxed),
+            ..*self.stats.lock().unwrap_or_else(|e| e.into_inner())
+        }
+    }
+
+    /// The program for code at `entry` lowered with `resolve`: the one an
+    /// earlier dispatch decoded if memory still holds the bytes it was
+    /// decoded from, else a new (empty) one, which replaces it.
+    fn program(
+        &self,
+        entry: u64,
+        resolve: program::Resolve,
+        memory: &GpuMemory,
+    ) -> Arc<program::Program> {
+        let cached = self
+            .programs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&entry)
+            .cloned();
+        let mut stats = DecodeStats::default();
+        if let Some(p) = cached {
+            // The check reads memory: outside the cache lock.
+            if *p.resolve() == resolve && p.is_current(memory) {
+                stats.programs_reused = 1;
+                self.count(stats);
+                return p;
+            }
+            stats.programs_stale = 1;
+        }
+        stats.programs_decoded = 1;
+        self.count(stats);
+        let p = Arc::new(program::Program::new(
+            Decoder::new(self.processor),
+            resolve,
+            Arc::clone(&self.blocks_decoded),
+        ));
+        let mut map = self.programs.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() >= MAX_PROGRAMS {
+            map.clear();
+        }
+        map.insert(entry, Arc::clone(&p));
+        p
+    }
+
+    fn count(&self, d: DecodeStats) {
+        let mut s = self.stats.lock().unwrap_or_else(|e| e.into_inner());
+        s.programs_decoded += d.programs_decoded;
+        s.programs_reused += d.programs_reused;
+        s.programs_stale += d.programs_stale;
     }
 
     /// Uses `origin` as time zero of `s_memtime` / `s_memrealtime` (the
@@ -142,25 +265,63 @@ impl Interpreter {
 }
 
 impl ShaderCore for Interpreter {
+    fn set_coverage(&self, on: bool) -> bool {
+        Interpreter::set_coverage(self, on);
+        true
+    }
+
+    fn coverage(&self) -> Option<Coverage> {
+        Some(Interpreter::coverage(self))
+    }
+
     fn dispatch(&self, d: &Dispatch<'_>) -> Result<(), ShaderFault> {
         let launch = setup::Launch::new(d, self.processor)?;
-        let program = program::Program::new(Decoder::new(self.processor), launch.resolve);
-        scheduler::run(&launch, &program, d.memory, self.workers, self.clock_origin).map_err(|f| {
-            match f {
-                Fault::Memory(m) => ShaderFault::Memory(m),
-                Fault::Illegal { mnemonic, pc } => ShaderFault::IllegalInstruction {
-                    mnemonic,
-                    kernel: setup::kernel_name(d.memory, d.kernel_object),
-                    offset: pc.wrapping_sub(launch.entry),
-                },
-                Fault::Trap { id, pc } => ShaderFault::Trap {
-                    trap_id: id,
-                    kernel: setup::kernel_name(d.memory, d.kernel_object),
-                    offset: pc.wrapping_sub(launch.entry),
-                },
-                Fault::Abort(why) => ShaderFault::Abort(why),
-            }
+        let program = self.program(launch.entry, launch.resolve, d.memory);
+        let mut counts = self
+            .coverage_on
+            .load(Ordering::Relaxed)
+            .then(coverage::counts);
+        let r = scheduler::run(
+            &launch,
+            &program,
+            d.memory,
+            self.workers,
+            self.clock_origin,
+            counts.as_mut(),
+        );
+        if let Some(c) = &counts {
+            coverage::merge(
+                &mut self.counts.lock().unwrap_or_else(|e| e.into_inner()),
+                c,
+            );
+        }
+        r.map_err(|f| match f {
+            Fault::Memory(m) => ShaderFault::Memory(m),
+            Fault::Illegal { mnemonic, pc } => ShaderFault::IllegalInstruction {
+                mnemonic,
+                kernel: setup::kernel_name(d.memory, d.kernel_object),
+                offset: pc.wrapping_sub(launch.entry),
+            },
+            Fault::Trap { id, pc } => ShaderFault::Trap {
+                trap_id: id,
+                kernel: setup::kernel_name(d.memory, d.kernel_object),
+                offset: pc.wrapping_sub(launch.entry),
+            },
+            Fault::Abort(why) => ShaderFault::Abort(why),
         })
+    }
+}
+
+impl Drop for Interpreter {
+    /// Writes the coverage report to `SIM_COVERAGE`'s file, if set (a
+    /// failure is reported on stderr: a drop cannot return it).
+    fn drop(&mut self) {
+        if let Some(path) = &self.coverage_file {
+            let report = self.coverage().to_string();
+            if let Err(e) = std::fs::write(path, report) {
+                eprintln!("sim: SIM_COVERAGE: cannot write {}: {e}", path.display());
+            }
+        }
     }
 }
 

@@ -2,8 +2,8 @@
 //! `buffer_atomic_*` through a buffer resource (V#), as gfx90a code uses
 //! for the scratch V# (private segment buffer) and for raw buffers; the
 //! cache-control ones (`buffer_wbinvl1*`, `buffer_wbl2`, `buffer_inv*`)
-//! have nothing to do. Format conversions (`*_format_*`) and `lds` are not
-//! implemented.
+//! have nothing to do. The typed forms (`*_format_*`, MTBUF) are in
+//! `tbuf`; `lds` is not implemented.
 //!
 //! Addressing (Vega ISA "Buffer Instructions"): V# base [47:0], stride
 //! [61:48], `num_records` (word 2), SWIZZLE_ENABLE (word 1 bit 31),
@@ -24,7 +24,7 @@ use super::wave::{LANES, Ty, Wave};
 use super::{Ctx, Fault, Flow};
 use crate::memory::{AtomicOp, DeviceMemory};
 
-struct Rsrc {
+pub(crate) struct Rsrc {
     base: u64,
     stride: u64,
     records: u64,
@@ -151,7 +151,7 @@ fn load(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, kind: Load) -> Result<Flow, F
             "v{d} + {dwords} is past the wave's VGPRs"
         )));
     }
-    let mem = ctx.memory;
+    let mem = ctx.mem;
     let read = |lane: usize, o: u64, n: u64| -> Result<u32, Fault> {
         let Some(a) = address(&r, so, lane, idx[lane], o, n) else {
             return Ok(0);
@@ -218,7 +218,7 @@ fn store(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, bytes: u64, hi: bool) -> Res
             let v = w.v[usize::from(s)][l];
             let v = if hi { v >> 16 } else { v };
             if let Some(a) = address(&r, so, l, idx[l], off[l], bytes) {
-                ctx.memory
+                ctx.mem
                     .write_bytes(a, &v.to_le_bytes()[..bytes as usize])
                     .map_err(Fault::Memory)?;
             }
@@ -226,7 +226,7 @@ fn store(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, bytes: u64, hi: bool) -> Res
             for k in 0..dwords {
                 let v = w.v[usize::from(s) + k][l];
                 if let Some(a) = address(&r, so, l, idx[l], off[l] + 4 * k as u64, 4) {
-                    ctx.memory
+                    ctx.mem
                         .write_bytes(a, &v.to_le_bytes())
                         .map_err(Fault::Memory)?;
                 }
@@ -351,10 +351,49 @@ fn exec_mubuf(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> 
     }
 }
 
+/// The `lds` forms (`buffer_load_dword ... lds`): an illegal-instruction
+/// fault (not implemented; they must not run as the plain load).
+pub(crate) fn lds_form(_: &mut Wave, i: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
+    Err(Fault::Illegal {
+        mnemonic: format!("{} (lds form)", i.mnemonic()),
+        pc: i.pc,
+    })
+}
+
+/// The V# of `i` (for the typed forms, `tbuf`).
+pub(crate) fn rsrc_of(w: &Wave, i: &Inst) -> Rsrc {
+    rsrc(w, i)
+}
+
+/// The `soffset` of `i`.
+pub(crate) fn soffset_of(w: &Wave, i: &Inst) -> u64 {
+    soffset(w, i)
+}
+
+/// Per lane (index, offset) of `i`.
+pub(crate) fn index_offset_of(w: &Wave, i: &Inst) -> Result<([u64; LANES], [u64; LANES]), Fault> {
+    index_offset(w, i)
+}
+
+/// The address of a component (None: out of range).
+pub(crate) fn address_of(
+    r: &Rsrc,
+    soffset: u64,
+    lane: usize,
+    index: u64,
+    offset: u64,
+    size: u64,
+) -> Option<u64> {
+    address(r, soffset, lane, index, offset, size)
+}
+
 /// The handler of a MUBUF operation.
 pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
     let name = op.name();
-    if !name.starts_with("buffer_") || name.contains("_format_") || name.contains("_lds_") {
+    if (name.starts_with("buffer_") || name.starts_with("tbuffer_")) && name.contains("_format_") {
+        return Some(super::tbuf::exec);
+    }
+    if !name.starts_with("buffer_") || name.contains("_lds_") {
         return None;
     }
     if name.starts_with("buffer_atomic_")

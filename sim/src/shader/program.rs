@@ -128,6 +128,9 @@ pub(crate) struct Inst {
     pub lit: u32,
     /// Modifiers.
     pub mods: Modifiers,
+    /// A VALU instruction (VOP1/VOP2/VOPC/VOP3/VOP3P/SDWA/DPP): its VGPR
+    /// operands are offset under VGPR indexing mode.
+    pub valu: bool,
     /// The decoded instruction (for its text and raw fields), or why the
     /// word did not decode.
     pub decoded: Result<Instruction, isa::DecodeError>,
@@ -150,6 +153,15 @@ pub(crate) struct Block {
     pub insts: Vec<Inst>,
     /// Where execution continues after the last one (it may fall through).
     pub end: u64,
+    /// The code bytes the instructions were decoded from (from the start
+    /// address; past `end` when the last word did not decode, up to the
+    /// longest instruction), compared with memory before a later dispatch
+    /// reuses the block.
+    code: Box<[u8]>,
+    /// Fewer bytes were mapped after the last (undecodable) word than the
+    /// longest instruction: the decode depends on what is not mapped yet,
+    /// so the block is never reused.
+    truncated: bool,
 }
 
 impl Block {
@@ -167,7 +179,7 @@ const CODE_CHUNK: u64 = 4096;
 
 /// What the decoded operations mean: the family modules' lookups, and the
 /// constants operands resolve against.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Resolve {
     /// First AGPR's VGPR-file index.
     pub accum_offset: u16,
@@ -177,22 +189,55 @@ pub(crate) struct Resolve {
     pub private_base: u64,
 }
 
-/// The blocks of one dispatch, shared by its waves.
+/// The decoded blocks of one kernel's code, shared by the waves of every
+/// dispatch that runs it (the interpreter keeps it across dispatches after
+/// [`Program::is_current`] says memory still holds the decoded bytes).
 #[derive(Debug)]
 pub(crate) struct Program {
     decoder: Decoder,
     resolve: Resolve,
     blocks: RwLock<HashMap<u64, Arc<Block>>>,
+    /// The interpreter's count of blocks decoded
+    /// ([`DecodeStats`](super::DecodeStats)).
+    decoded: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Program {
-    /// An empty cache for code of `decoder`'s processor.
-    pub fn new(decoder: Decoder, resolve: Resolve) -> Self {
+    /// An empty cache for code of `decoder`'s processor; each block
+    /// decoded counts one in `decoded`.
+    pub fn new(
+        decoder: Decoder,
+        resolve: Resolve,
+        decoded: Arc<std::sync::atomic::AtomicU64>,
+    ) -> Self {
         Self {
             decoder,
             resolve,
             blocks: RwLock::new(HashMap::new()),
+            decoded,
         }
+    }
+
+    /// The operand constants the program was lowered with.
+    pub fn resolve(&self) -> &Resolve {
+        &self.resolve
+    }
+
+    /// Whether every decoded block still matches memory: its code bytes
+    /// are mapped and equal to those it was decoded from, and none
+    /// depended on bytes that were not mapped. A program that is not
+    /// current must not run again (the client loaded other code there).
+    pub fn is_current(&self, memory: &GpuMemory) -> bool {
+        let blocks = self.blocks.read().unwrap_or_else(|e| e.into_inner());
+        let mut buf = Vec::new();
+        blocks.iter().all(|(&start, b)| {
+            if b.truncated {
+                return false;
+            }
+            buf.clear();
+            buf.resize(b.code.len(), 0);
+            memory.read_bytes(start, &mut buf).is_ok() && buf[..] == b.code[..]
+        })
     }
 
     /// The block that starts at `pc`, decoding it on first use.
@@ -206,6 +251,8 @@ impl Program {
             return Ok(Arc::clone(b));
         }
         let block = Arc::new(self.decode_block(pc, memory)?);
+        self.decoded
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut map = self.blocks.write().unwrap_or_else(|e| e.into_inner());
         Ok(Arc::clone(map.entry(pc).or_insert(block)))
     }
@@ -218,6 +265,9 @@ impl Program {
         let mut code_at = start;
         let mut pc = start;
         let mut insts = Vec::new();
+        // The bytes decoded, from `start`.
+        let mut decoded: Vec<u8> = Vec::new();
+        let mut truncated = false;
         loop {
             // Keep at least 12 bytes (the longest instruction) ahead.
             let off = (pc - code_at) as usize;
@@ -248,6 +298,15 @@ impl Program {
                 Err(e) => undecodable(pc, e),
             };
             let len = u64::from(inst.len);
+            if inst.decoded.is_ok() {
+                decoded.extend_from_slice(&code[off..off + usize::from(inst.len)]);
+            } else {
+                // The error may depend on every byte up to the longest
+                // instruction.
+                let upto = code.len().min(off + 12);
+                truncated = upto < off + 12;
+                decoded.extend_from_slice(&code[off..upto]);
+            }
             let stops = inst.decoded.is_err() || ends_block(inst.op);
             insts.push(inst);
             pc += len;
@@ -255,7 +314,12 @@ impl Program {
                 break;
             }
         }
-        Ok(Block { insts, end: pc })
+        Ok(Block {
+            insts,
+            end: pc,
+            code: decoded.into_boxed_slice(),
+            truncated,
+        })
     }
 
     /// Resolves an instruction's operands and finds its handler.
@@ -278,6 +342,16 @@ impl Program {
             imm: 0,
             lit: 0,
             mods: *i.modifiers(),
+            valu: matches!(
+                i.encoding(),
+                Encoding::Vop1
+                    | Encoding::Vop2
+                    | Encoding::Vopc
+                    | Encoding::Vop3
+                    | Encoding::Vop3p
+                    | Encoding::Sdwa
+                    | Encoding::Dpp
+            ),
             decoded: Ok(i),
         };
         let mut seen_src = false;
@@ -300,6 +374,12 @@ impl Program {
                 Field::Src0 | Field::Ssrc0 => {
                     seen_src = true;
                     inst.src[0] = src(op, r);
+                }
+                // `s_set_gpr_idx_on`'s mode is an immediate in SSRC1.
+                Field::Ssrc1 if matches!(op, Operand::Imm(_)) => {
+                    if let Operand::Imm(v) = op {
+                        inst.imm = v;
+                    }
                 }
                 Field::Src1 | Field::Ssrc1 | Field::Vsrc1 => {
                     seen_src = true;
@@ -362,6 +442,11 @@ impl Program {
                     inst.inner = f;
                     inst.exec = super::dpp::exec;
                 }
+                // The MUBUF `lds` forms (word 0 bit 16) share the opcode of
+                // the plain load: not implemented, so not run as one.
+                Encoding::Mubuf if inst.decoded.as_ref().is_ok_and(|d| d.raw() >> 16 & 1 != 0) => {
+                    inst.exec = super::mubuf::lds_form
+                }
                 _ => inst.exec = f,
             }
         }
@@ -409,7 +494,34 @@ fn undecodable(pc: u64, e: isa::DecodeError) -> Inst {
         imm: 0,
         lit: 0,
         mods: Modifiers::default(),
+        valu: false,
         decoded: Err(e),
+    }
+}
+
+/// MODE.GPR_IDX_EN (bit 27): VGPR indexing mode is on.
+pub(crate) const GPR_IDX_EN: u32 = 1 << 27;
+
+impl Inst {
+    /// The instruction as VGPR indexing mode runs it: the VGPR operands M0
+    /// enables (M0[12] SRC0, [13] SRC1, [14] SRC2, [15] DST) offset by
+    /// M0[7:0].
+    pub fn indexed(&self, m0: u32) -> Inst {
+        let idx = (m0 & 0xff) as u16;
+        let mut i = self.clone();
+        for k in 0..3 {
+            if m0 >> (12 + k) & 1 != 0 {
+                if let Src::V(r) = i.src[k] {
+                    i.src[k] = Src::V(r + idx);
+                }
+            }
+        }
+        if m0 >> 15 & 1 != 0 {
+            if let Dst::V(r) = i.vdst {
+                i.vdst = Dst::V(r + idx);
+            }
+        }
+        i
     }
 }
 

@@ -6,7 +6,7 @@
 
 use isa::Opcode::{self, *};
 
-use super::program::{Dst, EXEC, ExecFn, Inst, M0};
+use super::program::{Dst, EXEC, ExecFn, GPR_IDX_EN, Inst, M0};
 use super::wave::{Ty, Wave};
 use super::{Fault, Flow};
 
@@ -567,6 +567,22 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
             let d = rel(w, base, 2)?;
             let v = a64(w, i);
             w.set_s64(d as u8, v);
+            Ok(Flow::Next)
+        }),
+        S_SET_GPR_IDX_ON => f(|w, i, _| {
+            let m0 = w.m0();
+            let idx = a32(w, i) & 0xff;
+            w.s[M0 as usize] = (m0 & !0xf0ff) | idx | ((i.imm & 0xf) << 12);
+            w.mode |= GPR_IDX_EN;
+            Ok(Flow::Next)
+        }),
+        S_SET_GPR_IDX_OFF => f(|w, _, _| {
+            w.mode &= !GPR_IDX_EN;
+            Ok(Flow::Next)
+        }),
+        S_SET_GPR_IDX_MODE => f(|w, i, _| {
+            let m0 = w.m0();
+            w.s[M0 as usize] = (m0 & !0xf000) | ((i.imm & 0xf) << 12);
             Ok(Flow::Next)
         }),
         S_SET_GPR_IDX_IDX => f(|w, i, _| {

@@ -8,12 +8,15 @@
 //! worker at its next branch or work-group boundary, and is the dispatch's
 //! result.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::program::Program;
+use super::coverage::{self, Counts};
+use super::program::{Block, GPR_IDX_EN, Program};
 use super::setup::Launch;
+use super::tlb::Tlb;
 use super::wave::{LANES, Wave, WaveState};
 use super::{Ctx, Fault, Flow};
 use crate::dispatch::ShaderFault;
@@ -33,6 +36,8 @@ struct Shared<'a> {
     next: AtomicU64,
     stop: AtomicBool,
     fault: Mutex<Option<Fault>>,
+    /// Instruction counts, when coverage is on.
+    counts: Option<Mutex<&'a mut Counts>>,
 }
 
 /// Runs every work-group of the dispatch on up to `workers` threads.
@@ -42,6 +47,7 @@ pub(crate) fn run(
     memory: &GpuMemory,
     workers: usize,
     clock_origin: Instant,
+    counts: Option<&mut Counts>,
 ) -> Result<(), Fault> {
     let shared = Shared {
         launch,
@@ -51,6 +57,7 @@ pub(crate) fn run(
         next: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         fault: Mutex::new(None),
+        counts: counts.map(Mutex::new),
     };
     let total = launch.group_count();
     let threads = (workers as u64).min(total).max(1) as usize;
@@ -75,22 +82,37 @@ fn worker(shared: &Shared<'_>, index: usize) {
     let total = launch.group_count();
     let mut waves: Vec<Wave> = Vec::new();
     let mut lds = vec![0u8; launch.lds_bytes];
+    let tlb = Tlb::new(shared.memory);
+    let mut counts = shared.counts.as_ref().map(|_| coverage::counts());
+    let mut blocks = Blocks::new();
     loop {
         if shared.stop.load(Ordering::Relaxed) {
-            return;
+            break;
         }
         let n = shared.next.fetch_add(1, Ordering::Relaxed);
         if n >= total {
-            return;
+            break;
         }
-        if let Err(f) = run_group(shared, index, n, &mut waves, &mut lds) {
+        if let Err(f) = run_group(
+            shared,
+            index,
+            n,
+            &mut waves,
+            &mut lds,
+            &tlb,
+            counts.as_mut(),
+            &mut blocks,
+        ) {
             let mut slot = shared.fault.lock().unwrap_or_else(|e| e.into_inner());
             if slot.is_none() {
                 *slot = Some(f);
             }
             shared.stop.store(true, Ordering::Relaxed);
-            return;
+            break;
         }
+    }
+    if let (Some(mine), Some(all)) = (&counts, &shared.counts) {
+        coverage::merge(&mut all.lock().unwrap_or_else(|e| e.into_inner()), mine);
     }
 }
 
@@ -101,12 +123,18 @@ fn setup_fault(f: ShaderFault) -> Fault {
     }
 }
 
+// The worker's pieces of state are passed apart so that the context can
+// borrow some while the waves and blocks are borrowed mutably.
+#[allow(clippy::too_many_arguments)]
 fn run_group(
     shared: &Shared<'_>,
     worker: usize,
     n: u64,
     waves: &mut Vec<Wave>,
     lds: &mut [u8],
+    tlb: &Tlb<'_>,
+    counts: Option<&mut Counts>,
+    blocks: &mut Blocks,
 ) -> Result<(), Fault> {
     let launch = shared.launch;
     let id = launch.group_id(n);
@@ -116,7 +144,7 @@ fn run_group(
     while waves.len() < count as usize {
         waves.push(Wave::new(launch.vgprs));
     }
-    let entry = shared.program.block(launch.entry, shared.memory)?;
+    let entry = blocks.get(launch.entry, shared)?;
     for k in 0..count {
         let w = &mut waves[k as usize];
         let slot = worker as u64 * MAX_WAVES + u64::from(k);
@@ -124,7 +152,7 @@ fn run_group(
             .init_wave(w, id, size, k, count, slot)
             .map_err(setup_fault)?;
         w.hw_id = hw_id(worker, k, launch.queue_id);
-        w.block = Some(Arc::clone(&entry));
+        w.block = entry;
         w.index = 0;
     }
     if launch.lds_bytes > 0 {
@@ -133,6 +161,8 @@ fn run_group(
     let mut ctx = Ctx {
         launch,
         memory: shared.memory,
+        mem: tlb,
+        counts,
         lds,
         clock_origin: shared.clock_origin,
     };
@@ -142,7 +172,7 @@ fn run_group(
         let mut live = 0;
         for w in waves.iter_mut() {
             if w.state == WaveState::Ready {
-                run_wave(w, &mut ctx, shared)?;
+                run_wave(w, &mut ctx, shared, blocks)?;
                 progressed = true;
             }
             if w.state != WaveState::Done {
@@ -179,17 +209,66 @@ fn hw_id(worker: usize, wave: u32, queue: u32) -> u32 {
     (wave / 4 % 16) | ((wave % 4) << 4) | (cu << 8) | (se << 13) | ((queue & 7) << 24)
 }
 
+/// A worker's view of the program's blocks: its own reference to each
+/// block it has run, found by address without the program's lock, and
+/// named by index in its waves, so that running and switching blocks
+/// touches no reference count the other workers share.
+pub(crate) struct Blocks {
+    list: Vec<Arc<Block>>,
+    by_pc: HashMap<u64, usize>,
+}
+
+impl Blocks {
+    fn new() -> Self {
+        Self {
+            list: Vec::new(),
+            by_pc: HashMap::new(),
+        }
+    }
+
+    /// The index of the block at `pc`, decoding it on first use.
+    fn get(&mut self, pc: u64, shared: &Shared<'_>) -> Result<usize, Fault> {
+        if let Some(&k) = self.by_pc.get(&pc) {
+            return Ok(k);
+        }
+        let b = shared.program.block(pc, shared.memory)?;
+        self.list.push(b);
+        let k = self.list.len() - 1;
+        self.by_pc.insert(pc, k);
+        Ok(k)
+    }
+}
+
 /// Runs `w` until it ends, waits at a barrier or yields.
-fn run_wave(w: &mut Wave, ctx: &mut Ctx<'_>, shared: &Shared<'_>) -> Result<(), Fault> {
+fn run_wave(
+    w: &mut Wave,
+    ctx: &mut Ctx<'_>,
+    shared: &Shared<'_>,
+    blocks: &mut Blocks,
+) -> Result<(), Fault> {
     let mut budget = CHECK_EVERY;
     loop {
-        let Some(block) = w.block.clone() else {
+        let Some(block) = blocks.list.get(w.block) else {
             return Err(Fault::Abort("wave has no program".into()));
         };
         let insts = &block.insts;
-        while let Some(inst) = insts.get(w.index) {
+        // Where the wave continues outside this block.
+        let next = loop {
+            let Some(inst) = insts.get(w.index) else {
+                // Fell off the end of the block: continue after it.
+                break block.end;
+            };
             w.executed += 1;
-            match (inst.exec)(w, inst, ctx)? {
+            if let Some(c) = ctx.counts.as_deref_mut() {
+                coverage::count(c, inst);
+            }
+            let flow = if w.mode & GPR_IDX_EN != 0 && inst.valu {
+                let x = inst.indexed(w.m0());
+                (x.exec)(w, &x, ctx)?
+            } else {
+                (inst.exec)(w, inst, ctx)?
+            };
+            match flow {
                 Flow::Next => w.index += 1,
                 Flow::Jump(target) => {
                     budget = budget.saturating_sub(1);
@@ -202,11 +281,7 @@ fn run_wave(w: &mut Wave, ctx: &mut Ctx<'_>, shared: &Shared<'_>) -> Result<(), 
                     }
                     match block.index_of(target) {
                         Some(i) => w.index = i,
-                        None => {
-                            w.block = Some(shared.program.block(target, shared.memory)?);
-                            w.index = 0;
-                            break;
-                        }
+                        None => break target,
                     }
                 }
                 Flow::End => {
@@ -223,11 +298,8 @@ fn run_wave(w: &mut Wave, ctx: &mut Ctx<'_>, shared: &Shared<'_>) -> Result<(), 
                     return Ok(());
                 }
             }
-        }
-        if w.index >= insts.len() {
-            // Fell off the end of the block: continue after it.
-            w.block = Some(shared.program.block(block.end, shared.memory)?);
-            w.index = 0;
-        }
+        };
+        w.block = blocks.get(next, shared)?;
+        w.index = 0;
     }
 }

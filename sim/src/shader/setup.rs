@@ -61,6 +61,8 @@ pub(crate) struct Launch {
     pub resolve: Resolve,
     /// The queue id (HW_ID).
     pub queue_id: u32,
+    /// The GPU's trap handler, if installed.
+    pub trap: Option<crate::dispatch::TrapHandler>,
 }
 
 fn family(p: Processor) -> GpuFamily {
@@ -176,6 +178,7 @@ impl Launch {
         };
         Ok(Self {
             entry,
+            trap: d.trap_handler,
             user_sgprs: user,
             workgroup_id: [
                 kd.rsrc2.workgroup_id_x,
@@ -276,17 +279,32 @@ impl Launch {
         let first = u64::from(k) * LANES as u64;
         let mut exec = 0u64;
         let mut ids = [[0u32; LANES]; 3];
+        let sx = u64::from(size[0]).max(1);
+        let sy = u64::from(size[1]).max(1);
+        // The first lane's id by division, the others by counting on.
+        let (mut x, mut y, mut z) = (
+            (first % sx) as u32,
+            ((first / sx) % sy) as u32,
+            (first / (sx * sy)) as u32,
+        );
         for l in 0..LANES {
             let n = first + l as u64;
             if n >= items {
                 break;
             }
             exec |= 1 << l;
-            let sx = u64::from(size[0]);
-            let sy = u64::from(size[1]);
-            ids[0][l] = (n % sx) as u32;
-            ids[1][l] = ((n / sx) % sy) as u32;
-            ids[2][l] = (n / (sx * sy)) as u32;
+            ids[0][l] = x;
+            ids[1][l] = y;
+            ids[2][l] = z;
+            x += 1;
+            if u64::from(x) == sx {
+                x = 0;
+                y += 1;
+                if u64::from(y) == sy {
+                    y = 0;
+                    z += 1;
+                }
+            }
         }
         w.set_s64(super::program::EXEC, exec);
         if self.packed_workitem_ids {

@@ -55,14 +55,14 @@ fn load(
         for k in 0..dwords {
             let o = off + 4 * k as u64;
             if o + 4 <= records {
-                ctx.memory
+                ctx.mem
                     .read_bytes(base.wrapping_add(o), &mut bytes[k * 4..k * 4 + 4])
                     .map_err(Fault::Memory)?;
             }
         }
     } else {
         let base = w.scalar64(i.saddr, Ty::B64);
-        ctx.memory
+        ctx.mem
             .read_bytes(base.wrapping_add(off) & !3, bytes)
             .map_err(Fault::Memory)?;
     }
@@ -98,14 +98,14 @@ fn store(
         for k in 0..dwords {
             let o = off + 4 * k as u64;
             if o + 4 <= records {
-                ctx.memory
+                ctx.mem
                     .write_bytes(base.wrapping_add(o), &buf[k * 4..k * 4 + 4])
                     .map_err(Fault::Memory)?;
             }
         }
     } else {
         let base = w.scalar64(i.saddr, Ty::B64);
-        ctx.memory
+        ctx.mem
             .write_bytes(base.wrapping_add(off) & !3, &buf[..dwords * 4])
             .map_err(Fault::Memory)?;
     }

@@ -147,8 +147,9 @@ pub(crate) fn vf2(
     env: Env,
     op: impl Fn(f32, f32) -> f32,
 ) -> Result<Flow, Fault> {
-    let a = w.read32(i.src[0], Ty::F32)?;
-    let b = w.read32(i.src[1], Ty::F32)?;
+    let (mut ta, mut tb) = ([0; LANES], [0; LANES]);
+    let a = w.read32_ref(i.src[0], Ty::F32, &mut ta)?;
+    let b = w.read32_ref(i.src[1], Ty::F32, &mut tb)?;
     let mut d = [0u32; LANES];
     if plain(i) && !env.flush_in && !env.flush_out {
         for l in 0..LANES {
@@ -204,6 +205,31 @@ fn vf3(
                 env,
             );
         }
+    }
+    w.write32(i.vdst, &d)?;
+    Ok(Flow::Next)
+}
+
+/// `v_fma_f32` / `v_fmac_f32`: without modifiers or denormal flushing,
+/// the host's fused multiply-add over the lanes ([`super::hostfp`]).
+fn fma(w: &mut Wave, i: &Inst, c: C) -> Result<Flow, Fault> {
+    let env = Env::f32(w);
+    if !(plain(i) && !env.flush_in && !env.flush_out) {
+        return vf3(w, i, env, c, f32::mul_add);
+    }
+    let (mut ta, mut tb, mut tc) = ([0; LANES], [0; LANES], [0; LANES]);
+    let mut d = [0u32; LANES];
+    {
+        let a = w.read32_ref(i.src[0], Ty::F32, &mut ta)?;
+        let b = w.read32_ref(i.src[1], Ty::F32, &mut tb)?;
+        let cv = match c {
+            C::Src2 => w.read32_ref(i.src[2], Ty::F32, &mut tc)?,
+            C::Dst => match i.vdst {
+                super::program::Dst::V(r) => w.vget(r)?,
+                _ => &tc,
+            },
+        };
+        super::hostfp::fma32(a, b, cv, &mut d);
     }
     w.write32(i.vdst, &d)?;
     Ok(Flow::Next)
@@ -374,8 +400,8 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
             let e = Env::f32(w);
             vf3(w, i, e, C::Src2, move |a, b, c| med3(a, b, c, e.ieee))
         }),
-        V_FMA_F32 => f(|w, i, _| vf3(w, i, Env::f32(w), C::Src2, f32::mul_add)),
-        V_FMAC_F32 => f(|w, i, _| vf3(w, i, Env::f32(w), C::Dst, f32::mul_add)),
+        V_FMA_F32 => f(|w, i, _| fma(w, i, C::Src2)),
+        V_FMAC_F32 => f(|w, i, _| fma(w, i, C::Dst)),
         V_MAD_F32 => f(|w, i, _| vf3(w, i, Env::flushing(w), C::Src2, mad)),
         V_MAC_F32 => f(|w, i, _| vf3(w, i, Env::flushing(w), C::Dst, mad)),
         V_MADMK_F32 => f(|w, i, _| vk(w, i, Env::flushing(w), true, mad)),

@@ -70,11 +70,23 @@ fn vcarry(
         s => w.scalar64(s, Ty::B64),
     };
     let mut d = [0u32; LANES];
-    let mut cout = 0u64;
+    // Carry bits one per lane first, packed after: both loops vectorise.
+    let mut carry = [0u8; LANES];
     for l in 0..LANES {
         let (r, c) = op(a[l], b[l], (cin >> l) & 1 != 0);
-        d[l] = if c && i.mods.clamp { sat } else { r };
-        cout |= u64::from(c) << l;
+        d[l] = r;
+        carry[l] = u8::from(c);
+    }
+    if i.mods.clamp {
+        for l in 0..LANES {
+            if carry[l] != 0 {
+                d[l] = sat;
+            }
+        }
+    }
+    let mut cout = 0u64;
+    for l in 0..LANES {
+        cout |= u64::from(carry[l]) << l;
     }
     w.write32(i.vdst, &d)?;
     w.write_mask(i.sdst, cout);

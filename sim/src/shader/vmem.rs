@@ -21,6 +21,8 @@
 //! memory (sequentially consistent); float atomics are compare-and-swap
 //! loops.
 
+use std::sync::atomic::Ordering;
+
 use isa::Opcode;
 
 use super::program::{Dst, ExecFn, FLAT_SCRATCH, Inst, Src};
@@ -105,7 +107,7 @@ fn targets<const SEG: u8>(w: &Wave, i: &Inst) -> Result<[Target; LANES], Fault> 
 #[inline]
 fn read(ctx: &Ctx<'_>, w: &Wave, t: Target, lane: usize, buf: &mut [u8]) -> Result<(), Fault> {
     match t {
-        Target::Global(a) => ctx.memory.read_bytes(a, buf).map_err(Fault::Memory),
+        Target::Global(a) => ctx.mem.read_bytes(a, buf).map_err(Fault::Memory),
         Target::Lds(o) => {
             let o = o as usize;
             match ctx.lds.get(o..o + buf.len()) {
@@ -116,9 +118,18 @@ fn read(ctx: &Ctx<'_>, w: &Wave, t: Target, lane: usize, buf: &mut [u8]) -> Resu
         }
         Target::Scratch(o) => {
             let base = w.s64(FLAT_SCRATCH);
+            // Whole dwords when aligned (the common case), else bytes.
+            if o % 4 == 0 && buf.len() % 4 == 0 {
+                for (k, d) in buf.chunks_mut(4).enumerate() {
+                    ctx.mem
+                        .read_bytes(scratch_address(base, o + 4 * k as u32, lane), d)
+                        .map_err(Fault::Memory)?;
+                }
+                return Ok(());
+            }
             for (k, b) in buf.iter_mut().enumerate() {
                 let mut one = [0u8];
-                ctx.memory
+                ctx.mem
                     .read_bytes(
                         scratch_address(base, o.wrapping_add(k as u32), lane),
                         &mut one,
@@ -135,7 +146,7 @@ fn read(ctx: &Ctx<'_>, w: &Wave, t: Target, lane: usize, buf: &mut [u8]) -> Resu
 #[inline]
 fn write(ctx: &mut Ctx<'_>, w: &Wave, t: Target, lane: usize, data: &[u8]) -> Result<(), Fault> {
     match t {
-        Target::Global(a) => ctx.memory.write_bytes(a, data).map_err(Fault::Memory),
+        Target::Global(a) => ctx.mem.write_bytes(a, data).map_err(Fault::Memory),
         Target::Lds(o) => {
             let o = o as usize;
             if let Some(dst) = ctx.lds.get_mut(o..o + data.len()) {
@@ -148,13 +159,13 @@ fn write(ctx: &mut Ctx<'_>, w: &Wave, t: Target, lane: usize, data: &[u8]) -> Re
             // Whole dwords when aligned (the common case), else bytes.
             if o % 4 == 0 && data.len() % 4 == 0 {
                 for (k, d) in data.chunks(4).enumerate() {
-                    ctx.memory
+                    ctx.mem
                         .write_bytes(scratch_address(base, o + 4 * k as u32, lane), d)
                         .map_err(Fault::Memory)?;
                 }
             } else {
                 for (k, b) in data.iter().enumerate() {
-                    ctx.memory
+                    ctx.mem
                         .write_bytes(scratch_address(base, o.wrapping_add(k as u32), lane), &[*b])
                         .map_err(Fault::Memory)?;
                 }
@@ -162,6 +173,139 @@ fn write(ctx: &mut Ctx<'_>, w: &Wave, t: Target, lane: usize, data: &[u8]) -> Re
             Ok(())
         }
     }
+}
+
+/// Each lane's global address when every active lane's access is global
+/// memory (GLOBAL always; FLAT when no active lane is in the LDS or
+/// private aperture); None for SCRATCH and for FLAT accesses elsewhere.
+#[inline]
+fn global_addresses<const SEG: u8>(w: &Wave, i: &Inst, exec: u64) -> Option<[u64; LANES]> {
+    let off = i.mods.offset as i64 as u64;
+    let mut a = [0u64; LANES];
+    match SEG {
+        GLOBAL => match i.saddr {
+            Src::S(_) => {
+                let base = w.scalar64(i.saddr, Ty::B64).wrapping_add(off);
+                let Src::V(r) = i.addr else { return None };
+                let v = w.vget(r).ok()?;
+                for l in 0..LANES {
+                    a[l] = base.wrapping_add(u64::from(v[l]));
+                }
+            }
+            _ => {
+                let Src::V(r) = i.addr else { return None };
+                let (lo, hi) = (w.vget(r).ok()?, w.vget(r + 1).ok()?);
+                for l in 0..LANES {
+                    a[l] = (u64::from(lo[l]) | (u64::from(hi[l]) << 32)).wrapping_add(off);
+                }
+            }
+        },
+        FLAT => {
+            let Src::V(r) = i.addr else { return None };
+            let (lo, hi) = (w.vget(r).ok()?, w.vget(r + 1).ok()?);
+            let mut aperture = 0u64;
+            for l in 0..LANES {
+                a[l] = (u64::from(lo[l]) | (u64::from(hi[l]) << 32)).wrapping_add(off);
+                let top = a[l] & !0xffff_ffff;
+                let special = top == SHARED_BASE || top == PRIVATE_BASE;
+                aperture |= u64::from(special) << l;
+            }
+            if aperture & exec != 0 {
+                return None;
+            }
+        }
+        _ => return None,
+    }
+    Some(a)
+}
+
+/// The span `[lo, lo + len)` of every active lane's access of `bytes`
+/// bytes when all are dword aligned.
+#[inline]
+fn span(a: &[u64; LANES], exec: u64, bytes: u64) -> Option<(u64, u64)> {
+    let (mut lo, mut hi, mut misaligned) = (u64::MAX, 0u64, 0u64);
+    for l in 0..LANES {
+        let on = exec >> l & 1 != 0;
+        misaligned |= u64::from(on) & (a[l] % 4);
+        if on {
+            lo = lo.min(a[l]);
+            hi = hi.max(a[l]);
+        }
+    }
+    if lo > hi || misaligned != 0 {
+        return None;
+    }
+    Some((lo, hi.checked_add(bytes)? - lo))
+}
+
+/// The fast path of a dword load (1-4 dwords per lane): when every active
+/// lane reads aligned global memory inside one mapped range, the range's
+/// dwords are borrowed once and each lane's is one plain load. False
+/// (having changed nothing) when it does not apply.
+#[inline]
+fn load_dwords<const SEG: u8>(
+    w: &mut Wave,
+    i: &Inst,
+    ctx: &Ctx<'_>,
+    exec: u64,
+    d: usize,
+    dwords: usize,
+) -> bool {
+    let Some(a) = global_addresses::<SEG>(w, i, exec) else {
+        return false;
+    };
+    let Some((lo, len)) = span(&a, exec, 4 * dwords as u64) else {
+        return false;
+    };
+    let Some(r) = ctx.mem.range(lo, len, false) else {
+        return false;
+    };
+    let Some(m) = r.u32s(lo, len) else {
+        return false;
+    };
+    for k in 0..dwords {
+        let dst = &mut w.v[d + k];
+        for l in 0..LANES {
+            if exec >> l & 1 != 0 {
+                // In `m`: `span` covered every active lane's dwords.
+                dst[l] = m[((a[l] - lo) / 4) as usize + k].load(Ordering::Relaxed);
+            }
+        }
+    }
+    true
+}
+
+/// The fast path of a dword store, as [`load_dwords`].
+#[inline]
+fn store_dwords<const SEG: u8>(
+    w: &Wave,
+    i: &Inst,
+    ctx: &Ctx<'_>,
+    exec: u64,
+    s: usize,
+    dwords: usize,
+) -> bool {
+    let Some(a) = global_addresses::<SEG>(w, i, exec) else {
+        return false;
+    };
+    let Some((lo, len)) = span(&a, exec, 4 * dwords as u64) else {
+        return false;
+    };
+    let Some(r) = ctx.mem.range(lo, len, true) else {
+        return false;
+    };
+    let Some(m) = r.u32s(lo, len) else {
+        return false;
+    };
+    // Lane order, as the slow path (overlapping lanes: the last one wins).
+    for l in 0..LANES {
+        if exec >> l & 1 != 0 {
+            for k in 0..dwords {
+                m[((a[l] - lo) / 4) as usize + k].store(w.v[s + k][l], Ordering::Relaxed);
+            }
+        }
+    }
+    true
 }
 
 // Load kinds.
@@ -199,7 +343,6 @@ fn load<const SEG: u8, const KIND: u8>(
     let Dst::V(d) = i.vdst else {
         return Err(Fault::Abort("load without a destination VGPR".into()));
     };
-    let t = targets::<SEG>(w, i)?;
     let exec = w.exec();
     let n = load_bytes(KIND);
     let dwords = n.div_ceil(4);
@@ -208,6 +351,10 @@ fn load<const SEG: u8, const KIND: u8>(
             "v{d} + {dwords} is past the wave's VGPRs"
         )));
     }
+    if (DWORD..=X4).contains(&KIND) && load_dwords::<SEG>(w, i, ctx, exec, usize::from(d), dwords) {
+        return Ok(Flow::Next);
+    }
+    let t = targets::<SEG>(w, i)?;
     let mut buf = [0u8; 16];
     for l in 0..LANES {
         if exec >> l & 1 == 0 {
@@ -255,7 +402,6 @@ fn store<const SEG: u8, const KIND: u8>(
     let Src::V(s) = i.data else {
         return Err(Fault::Abort("store without a data VGPR".into()));
     };
-    let t = targets::<SEG>(w, i)?;
     let exec = w.exec();
     let n: usize = match KIND {
         BYTE | BYTE_D16_HI => 1,
@@ -271,6 +417,11 @@ fn store<const SEG: u8, const KIND: u8>(
             "v{s} + {dwords} is past the wave's VGPRs"
         )));
     }
+    if (DWORD..=X4).contains(&KIND) && store_dwords::<SEG>(w, i, ctx, exec, usize::from(s), dwords)
+    {
+        return Ok(Flow::Next);
+    }
+    let t = targets::<SEG>(w, i)?;
     let mut buf = [0u8; 16];
     for l in 0..LANES {
         if exec >> l & 1 == 0 {

@@ -4,12 +4,10 @@
 //! operand access every family shares (EXEC applied once per instruction
 //! by the writers here).
 
-use std::sync::Arc;
-
 use isa::FloatConst;
 
 use super::Fault;
-use super::program::{Block, Dst, EXEC, M0, SCALAR_FILE, Src, VCC};
+use super::program::{Dst, EXEC, M0, SCALAR_FILE, Src, VCC};
 
 /// Lanes of a wave64.
 pub(crate) const LANES: usize = 64;
@@ -59,8 +57,12 @@ pub(crate) struct Wave {
     pub mode: u32,
     /// TRAPSTS.
     pub trapsts: u32,
-    /// The block being run and the index in it.
-    pub block: Option<Arc<Block>>,
+    /// STATUS.PRIV: the wave runs its trap handler (entered by `s_trap`,
+    /// left by `s_rfe_b64`).
+    pub privileged: bool,
+    /// The block being run: an index in the worker's block list
+    /// (`scheduler::Blocks`).
+    pub block: usize,
     /// Index of the next instruction in `block`.
     pub index: usize,
     /// Run state.
@@ -83,7 +85,8 @@ impl Wave {
             scc: false,
             mode: 0,
             trapsts: 0,
-            block: None,
+            privileged: false,
+            block: usize::MAX,
             index: 0,
             state: WaveState::Ready,
             id_in_group: 0,
@@ -102,7 +105,8 @@ impl Wave {
         self.scc = false;
         self.mode = 0;
         self.trapsts = 0;
-        self.block = None;
+        self.privileged = false;
+        self.block = usize::MAX;
         self.index = 0;
         self.state = WaveState::Ready;
         self.executed = 0;
@@ -202,6 +206,25 @@ impl Wave {
             Src::V(i) => Ok(*self.vreg(i)?),
             Src::Staged(k) => Ok(self.staged[usize::from(k) & 1]),
             other => Ok([self.scalar32(other, ty); LANES]),
+        }
+    }
+
+    /// A source as 32 bits per lane, borrowed: a VGPR in place, anything
+    /// else splat into `tmp` (no copy of a VGPR's 256 bytes).
+    #[inline]
+    pub fn read32_ref<'a>(
+        &'a self,
+        src: Src,
+        ty: Ty,
+        tmp: &'a mut Lanes,
+    ) -> Result<&'a Lanes, Fault> {
+        match src {
+            Src::V(i) => self.vreg(i),
+            Src::Staged(k) => Ok(&self.staged[usize::from(k) & 1]),
+            other => {
+                *tmp = [self.scalar32(other, ty); LANES];
+                Ok(tmp)
+            }
         }
     }
 

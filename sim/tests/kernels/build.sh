@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the shader-core conformance code objects from src/*.cl with LLVM 19
-# (Debian packages clang-19, lld-19): gfx90a, code object v5, one object per
-# source. Usage: sim/tests/kernels/build.sh. The objects are committed.
+# (Debian packages clang-19, lld-19) and src/*.s with llvm-mc-19: gfx90a,
+# code object v5, one object per source. Usage: sim/tests/kernels/build.sh. The objects are committed.
 set -euo pipefail
 cd "$(dirname "$0")"
 CLANG=${CLANG:-clang-19}
@@ -17,6 +17,23 @@ for src in src/*.cl; do
         -target amdgcn-amd-amdhsa -mcpu=gfx90a -nogpulib -mcode-object-version=5 -O2 \
         $cr "$src" -o "$name.co"
 done
+
+# GFX9 assembly: llvm-mc-19 and ld.lld-19 (Debian packages llvm-19, lld-19).
+MC=${MC:-llvm-mc-19}
+LLD=${LLD:-ld.lld-19}
+for src in src/*.s; do
+    [ -e "$src" ] || continue
+    name=$(basename "$src" .s)
+    tmp=$(mktemp)
+    "$MC" -triple=amdgcn-amd-amdhsa -mcpu=gfx90a -filetype=obj "$src" -o "$tmp"
+    "$LLD" -shared "$tmp" -o "$name.co"
+    rm -f "$tmp"
+done
+# The tests find trap_handler at trap_kernel's entry + 0x100.
+readelf=${READELF:-llvm-readelf-19}
+k=$("$readelf" -s trap.co | awk '$8 == "trap_kernel" { print $2; exit }')
+h=$("$readelf" -s trap.co | awk '$8 == "trap_handler" { print $2; exit }')
+[ $((16#$h - 16#$k)) -eq 256 ] || { echo "build.sh: trap_handler is not at trap_kernel + 0x100" >&2; exit 1; }
 
 # HIP sources: Debian's hipcc (HIP 5.2.3, its clang 15) for gfx90a, code
 # object v4 (hipcc's default); --genco gives a clang offload bundle, whose

@@ -863,6 +863,31 @@ pub fn dispatch_in(
     dispatch_with(c, q, k, &kernarg, g, &mem.karg, &mem.sig)
 }
 
+/// [`dispatch`] for long dispatches: the wait polls the completion signal
+/// every 200 µs instead of spinning, so the client does not compete with
+/// the sim's worker threads for a core (the shader bench).
+pub fn dispatch_polling(
+    c: &Client,
+    q: &Queue,
+    k: &KernelInfo,
+    args: &[Arg],
+    g: Geometry,
+) -> Outcome {
+    let kernarg = kernargs(k, args, g, q);
+    let karg = c.buffer(kernarg.len());
+    let sig = c.buffer(4096);
+    dispatch_wait(
+        c,
+        q,
+        k,
+        &kernarg,
+        g,
+        &karg,
+        &sig,
+        Some(Duration::from_micros(200)),
+    )
+}
+
 fn dispatch_with(
     c: &Client,
     q: &Queue,
@@ -871,6 +896,20 @@ fn dispatch_with(
     g: Geometry,
     karg: &Buffer,
     sig: &Buffer,
+) -> Outcome {
+    dispatch_wait(c, q, k, kernarg, g, karg, sig, None)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn dispatch_wait(
+    c: &Client,
+    q: &Queue,
+    k: &KernelInfo,
+    kernarg: &[u8],
+    g: Geometry,
+    karg: &Buffer,
+    sig: &Buffer,
+    poll: Option<Duration>,
 ) -> Outcome {
     karg.write(0, kernarg);
     // amd_signal_t: kind 1 (user), value 1; queue_inactive_signal 0.
@@ -902,11 +941,38 @@ fn dispatch_with(
             t.elapsed() < Duration::from_secs(120),
             "dispatch never completed"
         );
-        std::thread::yield_now();
+        match poll {
+            Some(d) => std::thread::sleep(d),
+            None => std::thread::yield_now(),
+        }
     }
 }
 
 /// The interpreter for gfx90a on `workers` threads.
 pub fn interpreter(workers: usize) -> Arc<dyn sim::ShaderCore> {
     Arc::new(Interpreter::new(isa::Processor::Gfx90a, workers))
+}
+
+/// Copies `bytes` to client memory at `va` (a live mapping of a buffer or
+/// a loaded code object, GPU VA == CPU VA), as a client rewriting code
+/// between dispatches does.
+pub fn poke(va: u64, bytes: &[u8]) {
+    // SAFETY: the tests only pass ranges inside live mappings they own,
+    // while no dispatch runs.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), va as *mut u8, bytes.len()) };
+}
+
+/// Reads `len` bytes of client memory at `va` (a live mapping).
+pub fn peek(va: u64, len: usize) -> Vec<u8> {
+    let mut v = vec![0u8; len];
+    // SAFETY: as for `poke`.
+    unsafe { std::ptr::copy_nonoverlapping(va as *const u8, v.as_mut_ptr(), len) };
+    v
+}
+
+/// The GPU address of a kernel's first instruction: the descriptor's
+/// `kernel_code_entry_byte_offset` (an i64 at byte 16) from its address.
+pub fn kernel_entry(k: &KernelInfo) -> u64 {
+    let off = i64::from_le_bytes(peek(k.kernel_object + 16, 8).try_into().unwrap());
+    k.kernel_object.wrapping_add(off as u64)
 }

@@ -1,0 +1,336 @@
+//! The shader core's figures (issue 10), each side by side with a named
+//! alternative in the same run, as ratios:
+//!
+//! - (a) vector add and saxpy over 16M f32 elements: interpreted
+//!   elements/s (one worker thread) vs a native Rust loop over the same
+//!   buffers (one thread);
+//! - (b) a compute-bound kernel, 256 dependent FMAs per work-item, vs the
+//!   native loop (`f32::mul_add`, the host's FMA instruction when it has
+//!   one), which is one chain at a time and so bound by the FMA latency;
+//!   (b') the same against a native loop that runs 64 elements side by
+//!   side (vectorised with AVX2), the stronger alternative;
+//! - (c) the compute-bound kernel on 2 worker threads vs 1.
+//!
+//! The kernels are OpenCL C built by clang-19 (sim/tests/kernels/src/bench.cl,
+//! sim/tests/kernels/build.sh). The client waits for each dispatch by
+//! polling its completion signal every 200 µs (not spinning: the
+//! interpreted side's threads are the sim's workers alone; the time
+//! includes up to one poll interval). Rounds alternate the two sides; the median
+//! round of each is reported, with the load average before and after (the
+//! machine may be shared). Every interpreted result is checked against the
+//! native one. `cargo bench -p sim --bench shader` measures; without
+//! `--bench` (as `cargo test` runs it) it makes a short smoke pass over a
+//! small grid and claims nothing.
+
+#![allow(unsafe_code, missing_docs)]
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::time::{Duration, Instant};
+
+use sim::SimBuilder;
+use support::*;
+
+const BENCH_CO: &str = "tests/kernels/bench.co";
+
+fn median(v: &mut [Duration]) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
+/// Deterministic inputs in [-1, 1).
+fn inputs(n: usize, seed: u32) -> Vec<f32> {
+    let mut s = seed | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            (s >> 8) as f32 / (1 << 23) as f32 - 1.0
+        })
+        .collect()
+}
+
+/// One device with `workers` worker threads, its queue and the kernels.
+struct Bench {
+    c: Client,
+    q: Queue,
+    co: CodeObject,
+}
+
+impl Bench {
+    fn new(workers: usize) -> Self {
+        let c = Client::with(SimBuilder::new().workers(workers).build());
+        let q = Queue::new(&c, 0);
+        let co = c.load(BENCH_CO);
+        Self { c, q, co }
+    }
+
+    /// Runs `kernel` over `n` work-items (work-groups of 256); its time.
+    fn run(&self, kernel: &str, args: &[Arg], n: usize) -> Duration {
+        let k = &self.co.kernels[kernel];
+        let grid = (n as u32).next_multiple_of(256);
+        let t = Instant::now();
+        let out = dispatch_polling(&self.c, &self.q, k, args, Geometry::linear(grid, 256));
+        let dt = t.elapsed();
+        assert!(matches!(out, Outcome::Done), "{kernel}: {out:?}");
+        dt
+    }
+}
+
+/// A buffer holding `v`, in the device's memory (the native loops run over
+/// host vectors of the same values).
+fn buffer_of(c: &Client, v: &[f32]) -> Buffer {
+    let b = c.buffer(v.len() * 4);
+    b.write_f32s(0, v);
+    b
+}
+
+/// Whether the buffer holds exactly `want` (bit for bit).
+fn holds(b: &Buffer, want: &[f32]) -> bool {
+    b.read_u32s(0, want.len())
+        .iter()
+        .zip(want)
+        .all(|(g, w)| *g == w.to_bits())
+}
+
+#[inline(never)]
+fn native_vadd(a: &[f32], b: &[f32], c: &mut [f32]) {
+    for ((c, a), b) in c.iter_mut().zip(a).zip(b) {
+        *c = a + b;
+    }
+}
+
+#[inline(always)]
+fn saxpy_loop(alpha: f32, x: &[f32], y: &mut [f32]) {
+    for (y, x) in y.iter_mut().zip(x) {
+        *y = alpha.mul_add(*x, *y);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+unsafe fn saxpy_fma(alpha: f32, x: &[f32], y: &mut [f32]) {
+    saxpy_loop(alpha, x, y)
+}
+
+/// The host's FMA instruction when it has one (else `fmaf` in software).
+#[inline(never)]
+fn native_saxpy(alpha: f32, x: &[f32], y: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has FMA (checked just now).
+        return unsafe { saxpy_fma(alpha, x, y) };
+    }
+    saxpy_loop(alpha, x, y)
+}
+
+#[inline(always)]
+fn fma256_loop(x: &mut [f32], a: f32, b: f32) {
+    for v in x.iter_mut() {
+        let mut t = *v;
+        for _ in 0..256 {
+            t = t.mul_add(a, b);
+        }
+        *v = t;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+unsafe fn fma256_fma(x: &mut [f32], a: f32, b: f32) {
+    fma256_loop(x, a, b)
+}
+
+#[inline(never)]
+fn native_fma256(x: &mut [f32], a: f32, b: f32) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has FMA (checked just now).
+        return unsafe { fma256_fma(x, a, b) };
+    }
+    fma256_loop(x, a, b)
+}
+
+/// The same work 64 elements at a time, so that the 64 chains run side by
+/// side (what the compiler vectorises; the interpreter runs a wave's 64
+/// lanes the same way).
+#[inline(always)]
+fn fma256_wide_loop(x: &mut [f32], a: f32, b: f32) {
+    for c in x.chunks_mut(64) {
+        let mut t = [0f32; 64];
+        t[..c.len()].copy_from_slice(c);
+        for _ in 0..256 {
+            for v in t.iter_mut() {
+                *v = v.mul_add(a, b);
+            }
+        }
+        let n = c.len();
+        c.copy_from_slice(&t[..n]);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn fma256_wide_fma(x: &mut [f32], a: f32, b: f32) {
+    fma256_wide_loop(x, a, b)
+}
+
+#[inline(never)]
+fn native_fma256_wide(x: &mut [f32], a: f32, b: f32) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2 and FMA (checked just now).
+        return unsafe { fma256_wide_fma(x, a, b) };
+    }
+    fma256_wide_loop(x, a, b)
+}
+
+fn time(f: impl FnOnce()) -> Duration {
+    let t = Instant::now();
+    f();
+    t.elapsed()
+}
+
+fn rate(n: usize, d: Duration) -> f64 {
+    n as f64 / d.as_secs_f64()
+}
+
+fn main() {
+    let measure = std::env::args().any(|a| a == "--bench");
+    let (rounds, mut n, mut n_fma) = if measure {
+        (5, 16 << 20, 1 << 20)
+    } else {
+        (1, 4096 + 17, 1024 + 3)
+    };
+    // For a profile (valgrind --tool=callgrind) of a smoke pass.
+    if let Some(e) = std::env::var("SHADER_BENCH_ELEMENTS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        (n, n_fma) = (e, e / 16);
+    }
+    let load_before = loadavg();
+    let one = Bench::new(1);
+    let two = Bench::new(2);
+    let a = inputs(n, 1);
+    let b = inputs(n, 2);
+    let (ba, bb, bc) = (
+        buffer_of(&one.c, &a),
+        buffer_of(&one.c, &b),
+        buffer_of(&one.c, &vec![0.0; n]),
+    );
+    let mut want = vec![0.0f32; n];
+    let alpha = 1.25f32;
+    let (fa, fb) = (0.999f32, 0.001f32);
+    let bx = buffer_of(&one.c, &a[..n_fma]);
+    let bx2 = buffer_of(&two.c, &a[..n_fma]);
+    let (mut vadd, mut vadd_n) = (vec![], vec![]);
+    let (mut saxpy, mut saxpy_n) = (vec![], vec![]);
+    let (mut fma, mut fma_n, mut fma_w, mut fma2) = (vec![], vec![], vec![], vec![]);
+    for _ in 0..rounds {
+        // (a) vector add.
+        vadd_n.push(time(|| native_vadd(&a, &b, &mut want)));
+        vadd.push(one.run(
+            "bench_vadd",
+            &[
+                Arg::Ptr(ba.va),
+                Arg::Ptr(bb.va),
+                Arg::Ptr(bc.va),
+                Arg::u32(n as u32),
+            ],
+            n,
+        ));
+        assert!(holds(&bc, &want), "bench_vadd result");
+        // (a) saxpy, y = b each round.
+        bc.write_f32s(0, &b);
+        want.copy_from_slice(&b);
+        saxpy_n.push(time(|| native_saxpy(alpha, &a, &mut want)));
+        saxpy.push(one.run(
+            "bench_saxpy",
+            &[
+                Arg::f32(alpha),
+                Arg::Ptr(ba.va),
+                Arg::Ptr(bc.va),
+                Arg::u32(n as u32),
+            ],
+            n,
+        ));
+        assert!(holds(&bc, &want), "bench_saxpy result");
+        // (b) 256 dependent FMAs, (c) on 1 and 2 workers.
+        let want = &mut want[..n_fma];
+        want.copy_from_slice(&a[..n_fma]);
+        fma_n.push(time(|| native_fma256(want, fa, fb)));
+        let mut wide = a[..n_fma].to_vec();
+        fma_w.push(time(|| native_fma256_wide(&mut wide, fa, fb)));
+        assert!(wide == *want, "native loops agree");
+        for (bench, buf, out) in [(&one, &bx, &mut fma), (&two, &bx2, &mut fma2)] {
+            buf.write_f32s(0, &a[..n_fma]);
+            out.push(bench.run(
+                "bench_fma256",
+                &[
+                    Arg::Ptr(buf.va),
+                    Arg::f32(fa),
+                    Arg::f32(fb),
+                    Arg::u32(n_fma as u32),
+                ],
+                n_fma,
+            ));
+            assert!(holds(buf, want), "bench_fma256 result");
+        }
+    }
+    if !measure {
+        println!("shader smoke pass done (run with --bench to measure)");
+        return;
+    }
+    let load_after = loadavg();
+    println!(
+        "median of {rounds} rounds; load average before {load_before}, after {load_after} \
+         (the machine may be shared: a load above the core count slows the sim's side)"
+    );
+    let row = |name: &str, n: usize, sim: Duration, native: Duration| {
+        let (s, x) = (rate(n, sim), rate(n, native));
+        println!(
+            "{name}: interpreted {:.1} M elem/s ({:.1} ms), native {:.1} M elem/s ({:.1} ms), \
+             ratio 1/{:.1}",
+            s / 1e6,
+            sim.as_secs_f64() * 1e3,
+            x / 1e6,
+            native.as_secs_f64() * 1e3,
+            x / s
+        );
+    };
+    row(
+        "(a) vector add, 16M",
+        n,
+        median(&mut vadd),
+        median(&mut vadd_n),
+    );
+    row(
+        "(a) saxpy, 16M",
+        n,
+        median(&mut saxpy),
+        median(&mut saxpy_n),
+    );
+    let (f1, f2) = (median(&mut fma), median(&mut fma2));
+    row("(b) 256 dependent FMAs, 1M", n_fma, f1, median(&mut fma_n));
+    row(
+        "(b') the same vs native 64 elements side by side (vectorised)",
+        n_fma,
+        f1,
+        median(&mut fma_w),
+    );
+    println!(
+        "(c) 256 dependent FMAs, 1M, 2 workers vs 1: {:.1} ms vs {:.1} ms, {:.2}x",
+        f2.as_secs_f64() * 1e3,
+        f1.as_secs_f64() * 1e3,
+        f1.as_secs_f64() / f2.as_secs_f64()
+    );
+}
