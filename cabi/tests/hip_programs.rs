@@ -342,8 +342,10 @@ fn out_of_bounds_access_is_a_memory_fault() {
     // aborts (no system event handler took the fault), before any queue
     // error callback of HIP's runs.
     assert!(
-        stderr.lines().any(|l| l.starts_with("Memory access fault by GPU node-1 (Agent handle: ")
-            && l.ends_with("Reason: Page not present or supervisor privilege.")),
+        stderr.lines().any(
+            |l| l.starts_with("Memory access fault by GPU node-1 (Agent handle: ")
+                && l.ends_with("Reason: Page not present or supervisor privilege.")
+        ),
         "{stderr}"
     );
 }
