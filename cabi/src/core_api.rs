@@ -602,19 +602,16 @@ pub unsafe extern "C" fn hsa_queue_destroy(queue: *mut c_void) -> hsa_status_t {
     })
 }
 
-/// `hsa_queue_inactivate`: not implemented (`HSA_STATUS_ERROR` after the
-/// queue checks).
+/// `hsa_queue_inactivate`: the queue's packet processor stops
+/// (`runtime::Queue::inactivate`); `hsa_queue_destroy` still frees it.
 pub unsafe extern "C" fn hsa_queue_inactivate(queue: *mut c_void) -> hsa_status_t {
     guard("hsa_queue_inactivate", || {
         let c = ctx()?;
         if queue.is_null() {
             return Err(null("queue"));
         }
-        c.queue(queue as u64)?;
-        Err(Error::new(
-            Status::Error,
-            "hsa_queue_inactivate is not implemented",
-        ))
+        c.queue(queue as u64)?.queue.inactivate()?;
+        OK
     })
 }
 

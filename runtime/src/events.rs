@@ -277,6 +277,13 @@ impl Events {
         drop(pending);
     }
 
+    /// The event page's buffer, when it is ours (a dGPU): the driver keeps
+    /// it as the process's signal BO from the first `CREATE_EVENT` on.
+    pub(crate) fn page_buffer(&self) -> Option<u64> {
+        let t = lock(&self.table);
+        t.page.filter(|_| t._mapped.is_none())
+    }
+
     /// Destroys every event (runtime close; the threads are stopped).
     pub(crate) fn destroy_all(&self, driver: &dyn Driver) {
         let mut t = lock(&self.table);

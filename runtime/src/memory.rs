@@ -460,6 +460,21 @@ impl Allocations {
         first_err.map_or(Ok(()), Err)
     }
 
+    /// Forgets the allocation at `va` without asking the driver to free it
+    /// (the event page, which KFD keeps as the process's signal BO and
+    /// refuses to free, `kfd_ioctl_free_memory_of_gpu` -> `EPERM`; ROCr never
+    /// frees it either: it goes when the process closes the device). Only
+    /// our CPU mapping (our address space) is given back.
+    pub(crate) fn abandon(&self, va: u64) {
+        if let Some(b) = self.lock().remove(&va) {
+            let had_cpu = b.cpu.is_some();
+            drop(b.cpu);
+            if !had_cpu && !b.userptr {
+                unreserve(va, b.reserved);
+            }
+        }
+    }
+
     /// Frees everything (runtime shutdown).
     pub(crate) fn free_all(&self, driver: &dyn Driver) {
         let all = std::mem::take(&mut *self.lock());

@@ -112,6 +112,9 @@ pub(crate) struct QueueInner {
     callback: Option<ErrorCallback>,
     pub(crate) error: Mutex<Option<Status>>,
     destroyed: std::sync::atomic::AtomicBool,
+    /// `hsa_queue_inactivate` destroyed the KFD queue (its memory stays
+    /// until the queue is destroyed).
+    inactivated: std::sync::atomic::AtomicBool,
 }
 
 /// An AQL queue; destroyed when dropped (or by [`destroy`](Self::destroy)).
@@ -301,6 +304,7 @@ impl Queue {
                 callback,
                 error: Mutex::new(None),
                 destroyed: std::sync::atomic::AtomicBool::new(false),
+                inactivated: std::sync::atomic::AtomicBool::new(false),
             })
         })();
         for va in cleanup {
@@ -470,6 +474,15 @@ impl Queue {
     pub fn destroy(self) -> Result<()> {
         self.inner.destroy()
     }
+
+    /// `hsa_queue_inactivate`: the packet processor stops (ROCr's
+    /// `AqlQueue::Inactivate` destroys the KFD queue and keeps its memory);
+    /// packets not yet processed never are, and [`submit`](Self::submit)
+    /// refuses new ones. The queue must still be destroyed. Inactivating
+    /// twice does nothing more.
+    pub fn inactivate(&self) -> Result<()> {
+        self.inner.inactivate()
+    }
 }
 
 impl QueueInner {
@@ -488,6 +501,12 @@ impl QueueInner {
     fn check_usable(&self) -> Result<()> {
         if self.destroyed.load(Ordering::Acquire) {
             return Err(Error::new(Status::InvalidQueue, "the queue was destroyed"));
+        }
+        if self.inactivated.load(Ordering::Acquire) {
+            return Err(Error::new(
+                Status::InvalidQueue,
+                "the queue was inactivated: its packet processor is stopped",
+            ));
         }
         if let Some(s) = *self.error.lock().unwrap_or_else(|p| p.into_inner()) {
             return Err(Error::new(s, "the queue stopped after an error"));
@@ -698,6 +717,19 @@ impl QueueInner {
         }
     }
 
+    fn inactivate(&self) -> Result<()> {
+        if self.destroyed.load(Ordering::Acquire) {
+            return Err(Error::new(Status::InvalidQueue, "the queue was destroyed"));
+        }
+        if self.inactivated.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        self.core
+            .driver
+            .destroy_queue(self.queue_id)
+            .map_err(|e| Error::driver("DESTROY_QUEUE", e))
+    }
+
     pub(crate) fn destroy(&self) -> Result<()> {
         if self.destroyed.swap(true, Ordering::AcqRel) {
             return Err(Error::new(
@@ -705,11 +737,15 @@ impl QueueInner {
                 "the queue was already destroyed",
             ));
         }
-        let r = self
-            .core
-            .driver
-            .destroy_queue(self.queue_id)
-            .map_err(|e| Error::driver("DESTROY_QUEUE", e));
+        // An inactivated queue's KFD queue is gone already.
+        let r = if self.inactivated.swap(true, Ordering::AcqRel) {
+            Ok(())
+        } else {
+            self.core
+                .driver
+                .destroy_queue(self.queue_id)
+                .map_err(|e| Error::driver("DESTROY_QUEUE", e))
+        };
         for va in [
             self.ring_va,
             self.amd_va,

@@ -141,6 +141,9 @@ impl Drop for Core {
         // (`Events::shut_down` at the last `hsa_shut_down`).
         self.events.shut_down(&*self.driver);
         self.events.destroy_all(&*self.driver);
+        if let Some(page) = self.events.page_buffer() {
+            self.allocations.abandon(page);
+        }
         self.vmem.release_all(&*self.driver);
         self.allocations.free_all(&*self.driver);
     }

@@ -196,3 +196,41 @@ fn threads_dispatch_concurrently() {
         t.join().unwrap();
     }
 }
+
+#[test]
+fn an_inactivated_queue_refuses_packets_and_is_still_destroyed() {
+    let rt = rt();
+    let gpu = rt.gpu_agents().next().expect("a GPU agent");
+    let exe = rt.load_executable(gpu, DEMO).unwrap();
+    let k = exe.kernel("vector_add").unwrap().clone();
+    let q = rt
+        .create_queue(gpu, 64, QueueKind::Multiple, None, u32::MAX)
+        .unwrap();
+    let n = 64u32;
+    let (pa, pb, pc) = (
+        f32s(&rt, &[1.0; 64]),
+        f32s(&rt, &[2.0; 64]),
+        f32s(&rt, &[0.0; 64]),
+    );
+    let args = [
+        ArgValue::Pointer(pa),
+        ArgValue::Pointer(pb),
+        ArgValue::Pointer(pc),
+        ArgValue::Bytes(n.to_le_bytes().to_vec()),
+    ];
+    let g = Geometry::linear(n, 64);
+    rt.dispatch(&q, &k, &args, &g, Duration::from_secs(60))
+        .unwrap();
+    q.inactivate().unwrap();
+    q.inactivate().unwrap();
+    let e = q.submit(&[0; 16]).unwrap_err();
+    assert_eq!(e.status, runtime::Status::InvalidQueue, "{e}");
+    let e = rt
+        .dispatch(&q, &k, &args, &g, Duration::from_secs(60))
+        .unwrap_err();
+    assert_eq!(e.status, runtime::Status::InvalidQueue, "{e}");
+    q.destroy().unwrap();
+    for p in [pa, pb, pc] {
+        rt.free(p).unwrap();
+    }
+}
