@@ -101,6 +101,10 @@ pub(crate) struct Vmem {
 }
 
 impl Vmem {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// The runtime closes: every mapping and reservation goes (the
     /// handles' backing allocations go with the runtime's allocations).
     pub(crate) fn release_all(&self, driver: &dyn crate::driver::Driver) {
@@ -139,6 +143,21 @@ fn prot(p: AccessPermission) -> Result<rustix::mm::MprotectFlags> {
 }
 
 impl State {
+    /// A new handle for `p`.
+    fn insert(&mut self, p: Physical) -> VmemHandle {
+        self.next += 1;
+        self.handles.insert(self.next, p);
+        VmemHandle(self.next)
+    }
+
+    /// The handle `h`, not released.
+    fn live(&mut self, h: VmemHandle) -> Result<&mut Physical> {
+        self.handles
+            .get_mut(&h.0)
+            .filter(|p| !p.released)
+            .ok_or_else(|| Error::invalid_argument(format!("no vmem handle {}", h.0)))
+    }
+
     /// The reservation holding `va..va + size`.
     fn reservation_of(&mut self, va: u64, size: u64) -> Result<(u64, &mut Reservation)> {
         let (&start, r) = self
@@ -169,12 +188,7 @@ impl Runtime {
             )));
         }
         let va = reserve(size, align.max(GRANULE))?;
-        let mut s = self
-            .core
-            .vmem
-            .state
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut s = self.core.vmem.lock();
         s.reservations.insert(
             va,
             Reservation {
@@ -188,12 +202,7 @@ impl Runtime {
     /// `hsa_amd_vmem_address_free`: gives back a whole reservation with
     /// nothing mapped in it.
     pub fn vmem_address_free(&self, va: u64, size: u64) -> Result<()> {
-        let mut s = self
-            .core
-            .vmem
-            .state
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut s = self.core.vmem.lock();
         let r = s.reservations.get(&va).ok_or_else(|| {
             Error::invalid_argument(format!("{va:#x} is not the start of a reservation"))
         })?;
@@ -222,43 +231,23 @@ impl Runtime {
     pub fn vmem_handle_create(&self, pool: MemoryPool, size: u64) -> Result<VmemHandle> {
         pages("handle size", size)?;
         let backing = self.allocate(pool, size)?;
-        let mut s = self
-            .core
-            .vmem
-            .state
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        s.next += 1;
-        let h = s.next;
-        s.handles.insert(
-            h,
-            Physical {
-                size,
-                pool: Some(pool),
-                backing: Some(backing),
-                dmabuf: None,
-                released: false,
-                mappings: 0,
-                retains: 0,
-            },
-        );
-        Ok(VmemHandle(h))
+        let mut s = self.core.vmem.lock();
+        Ok(s.insert(Physical {
+            size,
+            pool: Some(pool),
+            backing: Some(backing),
+            dmabuf: None,
+            released: false,
+            mappings: 0,
+            retains: 0,
+        }))
     }
 
     /// `hsa_amd_vmem_handle_release`: the memory goes once no mapping
     /// uses it.
     pub fn vmem_handle_release(&self, h: VmemHandle) -> Result<()> {
-        let mut s = self
-            .core
-            .vmem
-            .state
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let p = s
-            .handles
-            .get_mut(&h.0)
-            .filter(|p| !p.released)
-            .ok_or_else(|| Error::invalid_argument(format!("no vmem handle {}", h.0)))?;
+        let mut s = self.core.vmem.lock();
+        let p = s.live(h)?;
         if p.retains > 0 {
             p.retains -= 1;
             return Ok(());
@@ -315,18 +304,8 @@ impl Runtime {
             .gpu_ids
             .first()
             .ok_or_else(|| Error::new(Status::Error, "no GPU: nothing to map memory for"))?;
-        let mut s = self
-            .core
-            .vmem
-            .state
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let hsize = s
-            .handles
-            .get(&h.0)
-            .filter(|p| !p.released)
-            .map(|p| p.size)
-            .ok_or_else(|| Error::invalid_argument(format!("no vmem handle {}", h.0)))?;
+        let mut s = self.core.vmem.lock();
+        let hsize = s.live(h)?.size;
         if size != hsize {
             return Err(Error::invalid_argument(format!(
                 "{size} bytes mapped of a {hsize}-byte handle"
@@ -386,12 +365,7 @@ impl Runtime {
     /// `hsa_amd_vmem_unmap`: undoes [`vmem_map`](Self::vmem_map) of exactly
     /// `va..va + size`.
     pub fn vmem_unmap(&self, va: u64, size: u64) -> Result<()> {
-        let mut s = self
-            .core
-            .vmem
-            .state
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut s = self.core.vmem.lock();
         let (_, r) = s.reservation_of(va, size)?;
         if r.maps.get(&va).is_none_or(|m| m.size != size) {
             return Err(Error::invalid_argument(format!(
@@ -438,12 +412,7 @@ impl Runtime {
         size: u64,
         access: &[(Agent, AccessPermission)],
     ) -> Result<()> {
-        let mut s = self
-            .core
-            .vmem
-            .state
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut s = self.core.vmem.lock();
         let (_, r) = s.reservation_of(va, size)?;
         let m = r
             .maps
@@ -497,12 +466,7 @@ impl Runtime {
     /// holds `va`.
     pub fn vmem_get_access(&self, va: u64, agent: Agent) -> Result<AccessPermission> {
         let rec = self.core.agent(agent)?;
-        let mut s = self
-            .core
-            .vmem
-            .state
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut s = self.core.vmem.lock();
         let (_, r) = s.reservation_of(va, 1)?;
         let m = r
             .maps
@@ -523,12 +487,7 @@ impl Runtime {
     /// `hsa_amd_vmem_retain_alloc_handle`: the handle mapped at `va`, with
     /// a reference the caller releases.
     pub fn vmem_retain_alloc_handle(&self, va: u64) -> Result<VmemHandle> {
-        let mut s = self
-            .core
-            .vmem
-            .state
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut s = self.core.vmem.lock();
         let (_, r) = s.reservation_of(va, 1)?;
         let h = r
             .maps
@@ -547,33 +506,15 @@ impl Runtime {
     /// `hsa_amd_vmem_get_alloc_properties_from_handle`: the pool of a
     /// handle (none for an imported one) and its size.
     pub fn vmem_handle_properties(&self, h: VmemHandle) -> Result<(Option<MemoryPool>, u64)> {
-        let s = self
-            .core
-            .vmem
-            .state
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        s.handles
-            .get(&h.0)
-            .filter(|p| !p.released)
-            .map(|p| (p.pool, p.size))
-            .ok_or_else(|| Error::invalid_argument(format!("no vmem handle {}", h.0)))
+        let mut s = self.core.vmem.lock();
+        s.live(h).map(|p| (p.pool, p.size))
     }
 
     /// `hsa_amd_vmem_export_shareable_handle`: a dma-buf descriptor of the
     /// handle's memory (the caller owns it).
     pub fn vmem_export_shareable_handle(&self, h: VmemHandle) -> Result<OwnedFd> {
-        let mut s = self
-            .core
-            .vmem
-            .state
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let p = s
-            .handles
-            .get_mut(&h.0)
-            .filter(|p| !p.released)
-            .ok_or_else(|| Error::invalid_argument(format!("no vmem handle {}", h.0)))?;
+        let mut s = self.core.vmem.lock();
+        let p = s.live(h)?;
         let fd = self.dmabuf(p)?;
         fd.try_clone_to_owned()
             .map_err(|e| Error::new(Status::OutOfResources, format!("dup of the dma-buf: {e}")))
@@ -592,26 +533,15 @@ impl Runtime {
         let own = fd
             .try_clone_to_owned()
             .map_err(|e| Error::new(Status::OutOfResources, format!("dup of the dma-buf: {e}")))?;
-        let mut s = self
-            .core
-            .vmem
-            .state
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        s.next += 1;
-        let h = s.next;
-        s.handles.insert(
-            h,
-            Physical {
-                size,
-                pool: None,
-                backing: None,
-                dmabuf: Some(own),
-                released: false,
-                mappings: 0,
-                retains: 0,
-            },
-        );
-        Ok(VmemHandle(h))
+        let mut s = self.core.vmem.lock();
+        Ok(s.insert(Physical {
+            size,
+            pool: None,
+            backing: None,
+            dmabuf: Some(own),
+            released: false,
+            mappings: 0,
+            retains: 0,
+        }))
     }
 }
