@@ -114,7 +114,11 @@ int main(int argc, char **argv) {
     EXPECT(dt.start <= dt.end && dt.start + slack >= before && dt.end <= after + slack);
     CHECK(hsa_amd_profiling_set_profiler_enabled(q, 0));
     CHECK(hsa_signal_destroy(prof));
-    EXPECT(hsa_amd_signal_create(1, 0, NULL, HSA_AMD_SIGNAL_IPC, &other) == HSA_STATUS_ERROR);
+    /* An IPC-capable signal (tests/c/ipc_events.c shares one). */
+    hsa_signal_t ipc;
+    CHECK(hsa_amd_signal_create(1, 0, NULL, HSA_AMD_SIGNAL_IPC, &ipc));
+    EXPECT(hsa_signal_load_relaxed(ipc) == 1);
+    CHECK(hsa_signal_destroy(ipc));
     hsa_signal_value_t *vp = NULL;
     CHECK(hsa_amd_signal_value_pointer(other, (volatile hsa_signal_value_t **)&vp));
     EXPECT(*vp == 5);
