@@ -70,9 +70,17 @@ fn misc_isas_code_objects_signal_groups_init_counting() {
     );
 }
 
+/// `ipc_events.c`, built once for the three tests that run it (parallel
+/// builds of one binary would write it while another test executes it).
+fn ipc_events() -> std::path::PathBuf {
+    static PROG: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    PROG.get_or_init(|| gcc("ipc_events", &["ipc_events.c"], &[]))
+        .clone()
+}
+
 #[test]
 fn copy_profiling_and_ipc_memory_and_signals_across_processes() {
-    let prog = gcc("ipc_events", &["ipc_events.c"], &[]);
+    let prog = ipc_events();
     let out = run_ok(on_ours(&prog).arg(kernels()));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("ipc child: ok"), "{stdout}");
@@ -84,7 +92,7 @@ fn copy_profiling_and_ipc_memory_and_signals_across_processes() {
 
 #[test]
 fn a_gpu_memory_fault_reaches_the_system_event_handler() {
-    let prog = gcc("ipc_events", &["ipc_events.c"], &[]);
+    let prog = ipc_events();
     let out = run_ok(on_ours(&prog).arg(kernels()).arg("handled"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     // The page of the bad address; reason HSA_AMD_MEMORY_FAULT_PAGE_NOT_PRESENT.
@@ -97,7 +105,7 @@ fn a_gpu_memory_fault_reaches_the_system_event_handler() {
 #[test]
 fn an_unhandled_gpu_memory_fault_prints_rocrs_message_and_aborts() {
     use std::os::unix::process::ExitStatusExt;
-    let prog = gcc("ipc_events", &["ipc_events.c"], &[]);
+    let prog = ipc_events();
     let out = on_ours(&prog)
         .arg(kernels())
         .arg("unhandled")

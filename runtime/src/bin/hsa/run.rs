@@ -146,6 +146,9 @@ fn run_inner(args: &Args) -> Result<(), Failure> {
         .collect::<Result<Vec<_>, _>>()?;
     let rt = Runtime::init_with(crate::info::open_device)
         .map_err(|e| Failure::Runtime(format!("the runtime did not start: {}", e.message)))?;
+    // `hsa run` reports a memory fault itself (kind, kernel, address), so it
+    // takes the system event: the runtime then prints no ROCr fault line.
+    rt.register_system_event_handler(Box::new(|_| runtime::Status::Success));
     let gpus: Vec<_> = rt.gpu_agents().collect();
     let agent = *gpus.get(args.agent).ok_or_else(|| {
         Failure::Usage(match gpus.len() {
