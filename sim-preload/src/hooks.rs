@@ -495,11 +495,19 @@ fn route_stat(r: &Route, buf: *mut libc::stat) -> c_int {
     }
 }
 
-/// `stat(2)`: the device files are character devices (libdrm checks the
-/// render node's major); the sysfs paths are redirected.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn stat(path: *const c_char, buf: *mut libc::stat) -> c_int {
-    let f = real!("stat" as unsafe extern "C" fn(*const c_char, *mut libc::stat) -> c_int);
+/// The `stat` family's one body: a redirected sysfs path is stat'ed at its
+/// file, a device file of the sim answers `route_stat`, anything else goes
+/// to libc's `f`.
+///
+/// # Safety
+///
+/// `path` is a C string and `buf` a `struct stat` to write, as for
+/// `stat(2)`; `f` is libc's function of the caller's name.
+unsafe fn stat_routed(
+    f: unsafe extern "C" fn(*const c_char, *mut libc::stat) -> c_int,
+    path: *const c_char,
+    buf: *mut libc::stat,
+) -> c_int {
     // SAFETY: the caller's C string.
     match unsafe { route_of(path) } {
         // SAFETY: a valid C string and the caller's buffer.
@@ -508,34 +516,31 @@ pub unsafe extern "C" fn stat(path: *const c_char, buf: *mut libc::stat) -> c_in
         // SAFETY: the caller's arguments, unchanged.
         None => unsafe { f(path, buf) },
     }
+}
+
+/// `stat(2)`: the device files are character devices (libdrm checks the
+/// render node's major); the sysfs paths are redirected.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn stat(path: *const c_char, buf: *mut libc::stat) -> c_int {
+    let f = real!("stat" as unsafe extern "C" fn(*const c_char, *mut libc::stat) -> c_int);
+    // SAFETY: the caller's arguments, with libc's function of that name.
+    unsafe { stat_routed(f, path, buf) }
 }
 
 /// `stat64`: as [`stat`] (the same struct on x86-64).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn stat64(path: *const c_char, buf: *mut libc::stat) -> c_int {
     let f = real!("stat64" as unsafe extern "C" fn(*const c_char, *mut libc::stat) -> c_int);
-    // SAFETY: the caller's C string.
-    match unsafe { route_of(path) } {
-        // SAFETY: a valid C string and the caller's buffer.
-        Some(Route::File(p)) => unsafe { f(p.as_ptr(), buf) },
-        Some(r) => route_stat(&r, buf),
-        // SAFETY: the caller's arguments, unchanged.
-        None => unsafe { f(path, buf) },
-    }
+    // SAFETY: the caller's arguments, with libc's function of that name.
+    unsafe { stat_routed(f, path, buf) }
 }
 
 /// `lstat(2)`: as [`stat`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lstat(path: *const c_char, buf: *mut libc::stat) -> c_int {
     let f = real!("lstat" as unsafe extern "C" fn(*const c_char, *mut libc::stat) -> c_int);
-    // SAFETY: the caller's C string.
-    match unsafe { route_of(path) } {
-        // SAFETY: a valid C string and the caller's buffer.
-        Some(Route::File(p)) => unsafe { f(p.as_ptr(), buf) },
-        Some(r) => route_stat(&r, buf),
-        // SAFETY: the caller's arguments, unchanged.
-        None => unsafe { f(path, buf) },
-    }
+    // SAFETY: the caller's arguments, with libc's function of that name.
+    unsafe { stat_routed(f, path, buf) }
 }
 
 /// `lstat64`: as [`stat`].
