@@ -88,3 +88,14 @@ ensure_rust_targets() {
     echo "scripts: installing Rust targets: ${missing[*]}" >&2
     rustup target add "${missing[@]}" >&2
 }
+
+# Prints a phase heading with the free space of the build's file system and
+# the size of the target directory, so that a run which dies of a full disk
+# (the linker killed by SIGBUS) shows where the space went.
+phase() {
+    local target="${CARGO_TARGET_DIR:-target}"
+    local free used
+    free=$(df -Ph . 2>/dev/null | awk 'NR == 2 { print $4 }')
+    used=$(du -sh "$target" 2>/dev/null | cut -f1)
+    echo "== $* (disk: ${free:-?} free, ${target} ${used:-0})"
+}
