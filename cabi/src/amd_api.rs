@@ -471,8 +471,9 @@ pub unsafe extern "C" fn hsa_amd_pointer_info(
     })
 }
 
-/// `hsa_amd_coherency_get_type`: `HSA_AMD_COHERENCY_TYPE_COHERENT`, the
-/// GPU agent's initial type in ROCr (CPU agents: `INVALID_AGENT`).
+/// `hsa_amd_coherency_get_type`: the GPU agent's recorded type
+/// (`runtime::coherency`; initially `HSA_AMD_COHERENCY_TYPE_NONCOHERENT`
+/// on a discrete GPU, as ROCr; CPU agents: `INVALID_AGENT`).
 pub unsafe extern "C" fn hsa_amd_coherency_get_type(
     agent: hsa_agent_t,
     type_: *mut c_enum,
@@ -483,11 +484,26 @@ pub unsafe extern "C" fn hsa_amd_coherency_get_type(
         if type_.is_null() {
             return Err(null("type"));
         }
-        if !c.rt.agent(a)?.is_gpu() {
-            return Err(Error::new(Status::InvalidAgent, "not a GPU agent"));
-        }
+        let ty = c.rt.coherency_type(a)?;
         // SAFETY: non-NULL.
-        unsafe { put(type_, 0, "type") }?;
+        unsafe { put(type_, ty as c_enum, "type") }?;
+        OK
+    })
+}
+
+/// `hsa_amd_coherency_set_type`: records the type for the GPU agent, as
+/// ROCr does on every GPU but Kaveri (`runtime::coherency`). The checks
+/// in ROCr's order: the agent, the type (`INVALID_ARGUMENT`), then that
+/// it is a GPU (`INVALID_AGENT`).
+pub unsafe extern "C" fn hsa_amd_coherency_set_type(
+    agent: hsa_agent_t,
+    type_: c_enum,
+) -> hsa_status_t {
+    guard("hsa_amd_coherency_set_type", || {
+        let c = ctx()?;
+        let a = agent_of(&c, agent)?;
+        let ty = runtime::coherency::CoherencyType::from_raw(type_)?;
+        c.rt.set_coherency_type(a, ty)?;
         OK
     })
 }
@@ -1115,8 +1131,6 @@ macro_rules! not_implemented {
 }
 
 not_implemented! {
-    /// `hsa_amd_coherency_set_type`: not implemented (`HSA_STATUS_ERROR`).
-    fn hsa_amd_coherency_set_type(agent: hsa_agent_t, type_: c_enum) => Error;
     /// `hsa_amd_memory_pool_can_migrate`: ROCr 5.2.3's answer, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`.
     fn hsa_amd_memory_pool_can_migrate(src: hsa_amd_memory_pool_t, dst: hsa_amd_memory_pool_t, result: *mut bool) => OutOfResources;
     /// `hsa_amd_memory_migrate`: ROCr 5.2.3's answer, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`.

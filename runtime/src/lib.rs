@@ -30,6 +30,7 @@
 pub mod agent;
 pub mod argspec;
 pub mod blit;
+pub mod coherency;
 pub mod copy;
 pub mod dispatch;
 pub mod driver;

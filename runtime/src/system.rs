@@ -43,6 +43,8 @@ pub(crate) struct Core {
     pub(crate) ipc: crate::ipc::Ipc,
     /// Reservations, handles and mappings (`hsa_amd_vmem_*`).
     pub(crate) vmem: crate::vmem::Vmem,
+    /// Every GPU agent's `hsa_amd_coherency_type_t`.
+    pub(crate) coherency: crate::coherency::Coherency,
 }
 
 impl Core {
@@ -65,6 +67,7 @@ impl Core {
             profiling,
             ipc: crate::ipc::Ipc::default(),
             vmem: crate::vmem::Vmem::default(),
+            coherency: crate::coherency::Coherency::new(&agents),
             driver,
             agents,
             pools,

@@ -339,6 +339,26 @@ int main(int argc, char **argv) {
     EXPECT(wrong == 0, "fill: %zu of %zu dwords wrong", wrong, nw);
     EXPECT(words[nw + 1] == 0x5a5a5a5au, "fill wrote past its end (%#x)", words[nw + 1]);
 
+    /* Coherency type: the answers cabi/tests/c/amd_extras.c expects of
+     * our library, asked of ROCr's. */
+    hsa_amd_coherency_type_t ct;
+    CHECK(hsa_amd_coherency_get_type(c.gpu, &ct), "coherency get");
+    EXPECT(ct == HSA_AMD_COHERENCY_TYPE_NONCOHERENT, "initial coherency type %d", (int)ct);
+    CHECK(hsa_amd_coherency_set_type(c.gpu, HSA_AMD_COHERENCY_TYPE_COHERENT), "coherency set");
+    CHECK(hsa_amd_coherency_get_type(c.gpu, &ct), "coherency get");
+    EXPECT(ct == HSA_AMD_COHERENCY_TYPE_COHERENT, "coherency type after set %d", (int)ct);
+    hsa_status_t st = hsa_amd_coherency_set_type(c.gpu, (hsa_amd_coherency_type_t)2);
+    EXPECT(st == HSA_STATUS_ERROR_INVALID_ARGUMENT, "coherency set of 2: %#x", st);
+    st = hsa_amd_coherency_set_type(c.cpu, (hsa_amd_coherency_type_t)2);
+    EXPECT(st == HSA_STATUS_ERROR_INVALID_ARGUMENT, "coherency set of 2 on the CPU: %#x", st);
+    st = hsa_amd_coherency_set_type(c.cpu, HSA_AMD_COHERENCY_TYPE_COHERENT);
+    EXPECT(st == HSA_STATUS_ERROR_INVALID_AGENT, "coherency set on the CPU: %#x", st);
+    st = hsa_amd_coherency_get_type(c.cpu, &ct);
+    EXPECT(st == HSA_STATUS_ERROR_INVALID_AGENT, "coherency get on the CPU: %#x", st);
+    CHECK(hsa_amd_coherency_set_type(c.gpu, HSA_AMD_COHERENCY_TYPE_NONCOHERENT), "coherency set");
+    CHECK(hsa_amd_coherency_get_type(c.gpu, &ct), "coherency get");
+    EXPECT(ct == HSA_AMD_COHERENCY_TYPE_NONCOHERENT, "coherency type after reset %d", (int)ct);
+
     CHECK(hsa_signal_destroy(s_copy), "signal destroy");
     CHECK(hsa_signal_destroy(s_kern), "signal destroy");
     CHECK(hsa_signal_destroy(s_and), "signal destroy");

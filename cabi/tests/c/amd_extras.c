@@ -235,9 +235,22 @@ int main(int argc, char **argv) {
     EXPECT(hsa_signal_wait_scacquire(async_done, HSA_SIGNAL_CONDITION_EQ, 42, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) == 42);
 
     hsa_amd_coherency_type_t ct;
+    /* A discrete GPU starts non-coherent (ROCr's answer on the sim, checked
+     * by tests/c/hsa_smoke.c in scripts/test-rocr-on-sim). */
+    CHECK(hsa_amd_coherency_get_type(e.gpu, &ct));
+    EXPECT(ct == HSA_AMD_COHERENCY_TYPE_NONCOHERENT);
+    EXPECT(hsa_amd_coherency_get_type(e.cpu, &ct) == HSA_STATUS_ERROR_INVALID_AGENT);
+    /* Set records the type (ROCr on every GPU but Kaveri); the checks in
+     * ROCr's order: the type, then that the agent is a GPU. */
+    CHECK(hsa_amd_coherency_set_type(e.gpu, HSA_AMD_COHERENCY_TYPE_COHERENT));
     CHECK(hsa_amd_coherency_get_type(e.gpu, &ct));
     EXPECT(ct == HSA_AMD_COHERENCY_TYPE_COHERENT);
-    EXPECT(hsa_amd_coherency_get_type(e.cpu, &ct) == HSA_STATUS_ERROR_INVALID_AGENT);
+    EXPECT(hsa_amd_coherency_set_type(e.gpu, (hsa_amd_coherency_type_t)2) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT(hsa_amd_coherency_set_type(e.cpu, (hsa_amd_coherency_type_t)2) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT(hsa_amd_coherency_set_type(e.cpu, HSA_AMD_COHERENCY_TYPE_COHERENT) == HSA_STATUS_ERROR_INVALID_AGENT);
+    CHECK(hsa_amd_coherency_set_type(e.gpu, HSA_AMD_COHERENCY_TYPE_NONCOHERENT));
+    CHECK(hsa_amd_coherency_get_type(e.gpu, &ct));
+    EXPECT(ct == HSA_AMD_COHERENCY_TYPE_NONCOHERENT);
 
     CHECK(hsa_signal_destroy(async_done));
     CHECK(hsa_signal_destroy(gpu_only));
