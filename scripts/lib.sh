@@ -95,7 +95,8 @@ ensure_rust_targets() {
 phase() {
     local target="${CARGO_TARGET_DIR:-target}"
     local free used
-    free=$(df -Ph . 2>/dev/null | awk 'NR == 2 { print $4 }')
-    used=$(du -sh "$target" 2>/dev/null | cut -f1)
+    # Never fatal under `set -e -o pipefail` (no target dir yet, say).
+    free=$(df -Ph . 2>/dev/null | awk 'NR == 2 { print $4 }' || true)
+    used=$(du -sh "$target" 2>/dev/null | cut -f1 || true)
     echo "== $* (disk: ${free:-?} free, ${target} ${used:-0})"
 }
