@@ -111,7 +111,8 @@ pub extern "C" fn hsa_signal_destroy(signal: hsa_signal_t) -> hsa_status_t {
     guard("hsa_signal_destroy", || {
         let c = ctx()?;
         if signal.handle == 0 {
-            return Err(Error::new(Status::InvalidSignal, "signal handle 0"));
+            // ROCr's hsa_signal_destroy: the null handle is INVALID_ARGUMENT.
+            return Err(Error::invalid_argument("the signal handle is 0"));
         }
         let s = lock(&c.signals).remove(&signal.handle).ok_or_else(|| {
             Error::new(

@@ -146,6 +146,13 @@ impl Ctx {
 
     /// The live signal of a handle.
     pub(crate) fn signal(&self, handle: u64) -> Result<Signal, Error> {
+        // The null handle is an argument error in ROCr's entry points
+        // (hsa_signal_destroy, async copies, profiling, IPC signals: AMD's
+        // ROCr answers INVALID_ARGUMENT on the sim, tests/c/status_diff.c);
+        // a handle that is no signal is INVALID_SIGNAL.
+        if handle == 0 {
+            return Err(Error::invalid_argument("the signal handle is 0"));
+        }
         if let Some(s) = lock(&self.signals).get(&handle) {
             return Ok(s.clone());
         }

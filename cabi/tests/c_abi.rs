@@ -181,12 +181,15 @@ fn every_export_survives_zero_arguments_before_and_after_init() {
         .filter_map(|l| l.strip_prefix("succeeds: "))
         .collect();
     // ROCr 5.2.3 answers success to these with NULL/0 too (hsa.cpp,
-    // hsa_ext_amd.cpp): freeing NULL, registering nothing, turning copy
-    // profiling off (`profiling_enabled(false)` on every agent).
+    // hsa_ext_amd.cpp): freeing NULL, unlocking NULL (MemoryRegion::Unlock;
+    // tests/c/status_diff.c checks it against AMD's ROCr), registering
+    // nothing, turning copy profiling off (`profiling_enabled(false)` on
+    // every agent).
     assert_eq!(
         succeeded,
         [
             "hsa_amd_memory_pool_free",
+            "hsa_amd_memory_unlock",
             "hsa_amd_profiling_async_copy_enable",
             "hsa_memory_deregister",
             "hsa_memory_free",

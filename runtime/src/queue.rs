@@ -176,9 +176,14 @@ impl Queue {
         private_segment_size: u32,
     ) -> Result<Self> {
         let rec = core.agent(agent)?;
+        // ROCr's answers (checked against AMD's ROCr on the sim by
+        // tests/c/status_diff.c): a CPU agent's QueueCreate fails with
+        // HSA_STATUS_ERROR; GpuAgent::QueueCreate refuses a size that is no
+        // power of two or below the minimum (INVALID_ARGUMENT) and one above
+        // the maximum (OUT_OF_RESOURCES).
         if !rec.is_gpu() {
             return Err(Error::new(
-                Status::InvalidQueueCreation,
+                Status::Error,
                 format!(
                     "agent {} is a CPU agent: it has no AQL queues",
                     agent.index()
@@ -186,15 +191,20 @@ impl Queue {
             ));
         }
         let _ = kind;
-        if !size.is_power_of_two()
-            || !(crate::system::QUEUE_MIN_PACKETS..=crate::system::QUEUE_MAX_PACKETS)
-                .contains(&size)
-        {
+        if !size.is_power_of_two() || size < crate::system::QUEUE_MIN_PACKETS {
             return Err(Error::invalid_argument(format!(
-                "queue size {size}: must be a power of two in {}..={} packets",
-                crate::system::QUEUE_MIN_PACKETS,
-                crate::system::QUEUE_MAX_PACKETS
+                "queue size {size}: must be a power of two of at least {} packets",
+                crate::system::QUEUE_MIN_PACKETS
             )));
+        }
+        if size > crate::system::QUEUE_MAX_PACKETS {
+            return Err(Error::new(
+                Status::OutOfResources,
+                format!(
+                    "queue size {size}: above the agent's maximum of {} packets",
+                    crate::system::QUEUE_MAX_PACKETS
+                ),
+            ));
         }
         let gpu_id = rec.gpu_id;
         let node = rec.node.clone();
