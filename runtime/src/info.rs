@@ -521,9 +521,12 @@ pub const ACCESS_DISALLOWED_BY_DEFAULT: u32 = 2;
 pub const HSA_VERSION: (u16, u16) = (1, 1);
 /// `HSA_EXTENSION_*` values the runtime reports in the extension masks.
 /// ROCr 5.2.3 sets `IMAGES`, `AMD_PROFILER` and (when the library loads)
-/// `AMD_AQLPROFILE`; this runtime implements none of those APIs yet, so it
-/// claims none.
-pub const EXTENSIONS: &[u16] = &[];
+/// `AMD_AQLPROFILE` (AMD's ROCr on the sim reports `IMAGES` and
+/// `AMD_PROFILER`: tests/c/info_diff.c). `AMD_PROFILER` is the
+/// `hsa_amd_profiling_*` API, which this runtime implements
+/// ([`crate::profiling`]); there are no images and no aqlprofile here, so
+/// those are not claimed.
+pub const EXTENSIONS: &[u16] = &[0x200];
 
 /// Marketing names by PCI device id and revision, as libdrm's `amdgpu.ids`
 /// lists them (libhsakmt takes the name from libdrm), for the software GPU,
