@@ -35,6 +35,7 @@ pub mod dispatch;
 pub mod driver;
 pub mod events;
 pub mod executable;
+pub mod flags;
 pub mod info;
 pub mod ipc;
 pub mod kernarg;

@@ -227,7 +227,11 @@ impl Signal {
     pub(crate) fn create(core: &Arc<Core>, initial: i64, kind: SignalKind) -> Result<Self> {
         let slot = core.signals.take(core)?;
         let event = match kind {
-            SignalKind::Interrupt => core.events.signal_event(core).ok(),
+            // HSA_ENABLE_INTERRUPT=0: every signal is a default signal.
+            SignalKind::Interrupt if core.flags.enable_interrupt => {
+                core.events.signal_event(core).ok()
+            }
+            SignalKind::Interrupt => None,
             SignalKind::Default => None,
         };
         let storage = match event {

@@ -43,13 +43,18 @@ pub(crate) struct Core {
     pub(crate) ipc: crate::ipc::Ipc,
     /// Reservations, handles and mappings (`hsa_amd_vmem_*`).
     pub(crate) vmem: crate::vmem::Vmem,
+    /// The environment flags read when the runtime opened.
+    pub(crate) flags: crate::flags::Flags,
 }
 
 impl Core {
-    fn open(driver: Box<dyn Driver>, options: &crate::copy::InitOptions) -> Result<Arc<Self>> {
-        let visible = std::env::var("ROCR_VISIBLE_DEVICES").ok();
-        let mut agents = crate::agent::discover(driver.topology(), visible.as_deref())?;
-        let pools = crate::memory::discover_pools(&mut agents);
+    fn open(
+        driver: Box<dyn Driver>,
+        flags: crate::flags::Flags,
+        options: &crate::copy::InitOptions,
+    ) -> Result<Arc<Self>> {
+        let mut agents = crate::agent::discover(driver.topology(), &flags)?;
+        let pools = crate::memory::discover_pools(&mut agents, &flags);
         let gpu_ids: Vec<u32> = agents
             .iter()
             .filter(|a| a.is_gpu())
@@ -73,7 +78,8 @@ impl Core {
             signals: SignalSlabs::default(),
             queues: QueueList::default(),
             scratch: crate::scratch::ScratchCache::default(),
-            copy: crate::copy::CopyEngines::new(options),
+            copy: crate::copy::CopyEngines::new(options, &flags),
+            flags,
             queue_serial: AtomicU64::new(0),
             events: crate::events::Events::default(),
         });
@@ -195,7 +201,10 @@ impl Runtime {
                 core: Arc::clone(core),
             });
         }
-        let core = Core::open(open()?, &options)?;
+        // The environment is checked before the device is opened: a
+        // malformed flag fails hsa_init without touching the driver.
+        let flags = crate::flags::Flags::from_env()?;
+        let core = Core::open(open()?, flags, &options)?;
         *g = Some((1, Arc::clone(&core)));
         Ok(Runtime { core })
     }
@@ -211,6 +220,12 @@ impl Runtime {
 
     /// `hsa_shut_down` (the same as dropping the handle).
     pub fn shut_down(self) {}
+
+    /// The environment flags read when the runtime opened
+    /// ([`crate::flags`]).
+    pub fn flags(&self) -> &crate::flags::Flags {
+        &self.core.flags
+    }
 
     /// Which device the runtime drives.
     pub fn driver_kind(&self) -> driver::DriverKind {
