@@ -1,0 +1,118 @@
+//! `HSA_RS_API_TRACE` and the environment flags from C: `tests/c/trace.c`
+//! run with tracing to a file gives one line per call (hsa_init,
+//! hsa_iterate_agents and its callback's calls, hsa_queue_create, a
+//! failing hsa_agent_get_info with its status and reason, hsa_queue_destroy,
+//! hsa_shut_down); a malformed flag makes hsa_init fail with
+//! HSA_STATUS_ERROR and a message naming it.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use common::{gcc, on_ours, run_ok, work_dir};
+
+/// `tests/c/trace.c`, built once for the tests of this binary.
+fn program() -> PathBuf {
+    static P: OnceLock<PathBuf> = OnceLock::new();
+    P.get_or_init(|| gcc("trace", &["trace.c"], &[])).clone()
+}
+
+/// The trace lines of `function`.
+fn lines_of<'a>(trace: &'a str, function: &str) -> Vec<&'a str> {
+    let call = format!(" {function}(");
+    trace.lines().filter(|l| l.contains(&call)).collect()
+}
+
+#[test]
+fn every_call_is_traced_to_the_file_with_arguments_status_and_duration() {
+    let prog = program();
+    let file = work_dir("trace").join(format!("trace-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&file);
+    let out = run_ok(on_ours(&prog).arg("trace").env("HSA_RS_API_TRACE", &file));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("trace: ok"));
+    let trace = std::fs::read_to_string(&file).expect("the trace file");
+    let _ = std::fs::remove_file(&file);
+
+    for l in trace.lines() {
+        assert!(l.starts_with("hsa-trace ThreadId("), "{l}");
+        assert!(l.ends_with("us"), "no duration: {l}");
+    }
+    let one = |f: &str| -> String {
+        let l = lines_of(&trace, f);
+        assert_eq!(l.len(), 1, "{f}: {l:?}\n{trace}");
+        l[0].to_owned()
+    };
+    assert!(one("hsa_init").contains("hsa_init() = HSA_STATUS_SUCCESS "));
+    // The callback's return ends the iteration: that status is returned.
+    let iterate = one("hsa_iterate_agents");
+    assert!(iterate.contains(" = HSA_STATUS_INFO_BREAK "), "{iterate}");
+    // The callback's own calls are traced too (before the iteration's line).
+    assert!(lines_of(&trace, "hsa_agent_get_info").len() >= 2, "{trace}");
+    // Handles in hex, enums (HSA_QUEUE_TYPE_SINGLE) and sizes in decimal,
+    // NULL pointers by name.
+    let create = one("hsa_queue_create");
+    assert!(
+        create.contains(", 4096, 1, NULL, NULL, 4294967295, 4294967295, 0x"),
+        "{create}"
+    );
+    assert!(create.contains(") = HSA_STATUS_SUCCESS "), "{create}");
+    let failed: Vec<_> = lines_of(&trace, "hsa_agent_get_info")
+        .into_iter()
+        .filter(|l| l.contains("(0xdead0000, "))
+        .collect();
+    assert_eq!(failed.len(), 1, "{trace}");
+    assert!(
+        failed[0]
+            .contains(" = HSA_STATUS_ERROR_INVALID_AGENT (hsa_agent_t 0xdead0000 is no agent) "),
+        "{}",
+        failed[0]
+    );
+    assert!(one("hsa_queue_destroy").contains(" = HSA_STATUS_SUCCESS "));
+    let shut = one("hsa_shut_down");
+    assert!(
+        shut.contains("hsa_shut_down() = HSA_STATUS_SUCCESS "),
+        "{shut}"
+    );
+    assert!(trace.lines().last().is_some_and(|l| l == shut), "{trace}");
+}
+
+#[test]
+fn without_the_variable_nothing_is_traced() {
+    let prog = program();
+    let out = run_ok(on_ours(&prog).arg("trace").env_remove("HSA_RS_API_TRACE"));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("hsa-trace"));
+}
+
+#[test]
+fn tracing_to_stderr() {
+    let prog = program();
+    let out = run_ok(on_ours(&prog).arg("trace").env("HSA_RS_API_TRACE", "1"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(lines_of(&stderr, "hsa_queue_create").len(), 1, "{stderr}");
+}
+
+#[test]
+fn a_malformed_flag_fails_hsa_init_naming_it() {
+    let prog = program();
+    for (var, value) in [
+        ("HSA_MAX_QUEUES", "abc"),
+        ("HSA_ENABLE_SDMA", "maybe"),
+        ("HSA_RS_API_TRACE", "yes"),
+        ("HSA_ENABLE_DEBUG", "1"),
+    ] {
+        let out = run_ok(on_ours(&prog).arg("init-status").env(var, value));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // HSA_STATUS_ERROR.
+        assert!(
+            stdout.contains("hsa_init: 0x1000"),
+            "{var}={value}: {stdout}"
+        );
+        assert!(
+            stderr.contains("hsa_init: HSA_STATUS_ERROR: environment: ")
+                && stderr.contains(&format!("{var}=\"{value}\"")),
+            "{var}={value}: {stderr}"
+        );
+    }
+}
