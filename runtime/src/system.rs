@@ -192,6 +192,25 @@ impl Runtime {
         open: impl FnOnce() -> Result<Box<dyn Driver>>,
         options: crate::copy::InitOptions,
     ) -> Result<Self> {
+        Self::open_with(open, options, crate::flags::Flags::from_env)
+    }
+
+    /// [`init_with_options`](Self::init_with_options) with `flags`
+    /// instead of the environment's (used only when this call opens the
+    /// runtime).
+    pub fn init_with_flags(
+        open: impl FnOnce() -> Result<Box<dyn Driver>>,
+        options: crate::copy::InitOptions,
+        flags: crate::flags::Flags,
+    ) -> Result<Self> {
+        Self::open_with(open, options, || Ok(flags))
+    }
+
+    fn open_with(
+        open: impl FnOnce() -> Result<Box<dyn Driver>>,
+        options: crate::copy::InitOptions,
+        flags: impl FnOnce() -> Result<crate::flags::Flags>,
+    ) -> Result<Self> {
         let mut g = GLOBAL.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((count, core)) = g.as_mut() {
             *count = count.checked_add(1).ok_or_else(|| {
@@ -203,7 +222,7 @@ impl Runtime {
         }
         // The environment is checked before the device is opened: a
         // malformed flag fails hsa_init without touching the driver.
-        let flags = crate::flags::Flags::from_env()?;
+        let flags = flags()?;
         let core = Core::open(open()?, flags, &options)?;
         *g = Some((1, Arc::clone(&core)));
         Ok(Runtime { core })
