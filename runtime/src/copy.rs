@@ -385,58 +385,60 @@ impl Runtime {
         deps: &[&Signal],
         completion: &Signal,
     ) -> Result<CopyEngine> {
-        if dst == 0 || src == 0 {
-            return Err(Error::invalid_argument(
-                "hsa_amd_memory_async_copy of a null pointer",
-            ));
-        }
-        let dst_rec = self.core.agent(dst_agent)?;
-        let src_rec = self.core.agent(src_agent)?;
-        self.check_signal("completion", completion)?;
-        for d in deps {
-            self.check_signal("dependent", d)?;
-        }
-        if size > blit::MAX_SIZE {
-            return Err(Error::invalid_argument(format!(
-                "copy of {size} bytes: larger than 2^48"
-            )));
-        }
-        let d = self.side("destination", dst, size)?;
-        let s = self.side("source", src, size)?;
-        if size > 0 && dst < src + size && src < dst + size {
-            return Err(Error::invalid_argument(format!(
-                "copy of {size} bytes from {src:#x} to {dst:#x}: the ranges overlap"
-            )));
-        }
-        let reaches = |gpu_id: u32| {
-            s.block.mapped_on.contains(&gpu_id) && d.block.mapped_on.contains(&gpu_id)
-        };
-        let gpu = if src_rec.is_gpu() {
-            src_agent
-        } else if dst_rec.is_gpu() {
-            dst_agent
-        } else {
-            self.first_gpu_with(reaches).ok_or_else(|| {
-                Error::invalid_argument(format!("no GPU reaches both {src:#x} and {dst:#x}"))
-            })?
-        };
-        let gpu_id = self.core.agents[gpu.index()].gpu_id;
-        if !reaches(gpu_id) {
-            return Err(Error::invalid_argument(format!(
-                "GPU agent {} (the copy agent) cannot reach {} (hsa_amd_agents_allow_access)",
-                gpu.index(),
-                if s.block.mapped_on.contains(&gpu_id) {
-                    format!("the destination {dst:#x}")
-                } else {
-                    format!("the source {src:#x}")
-                }
-            )));
-        }
-        let engine = self.engine_for(gpu, &s, &d);
-        let deps: Vec<u64> = deps.iter().map(|d| d.handle()).collect();
-        self.core.profiling.copied_by(completion.handle(), gpu);
-        self.submit_copy(engine, gpu, dst, src, size, &deps, completion)?;
-        Ok(engine)
+        crate::trace::api_call!("hsa_amd_memory_async_copy", {
+            if dst == 0 || src == 0 {
+                return Err(Error::invalid_argument(
+                    "hsa_amd_memory_async_copy of a null pointer",
+                ));
+            }
+            let dst_rec = self.core.agent(dst_agent)?;
+            let src_rec = self.core.agent(src_agent)?;
+            self.check_signal("completion", completion)?;
+            for d in deps {
+                self.check_signal("dependent", d)?;
+            }
+            if size > blit::MAX_SIZE {
+                return Err(Error::invalid_argument(format!(
+                    "copy of {size} bytes: larger than 2^48"
+                )));
+            }
+            let d = self.side("destination", dst, size)?;
+            let s = self.side("source", src, size)?;
+            if size > 0 && dst < src + size && src < dst + size {
+                return Err(Error::invalid_argument(format!(
+                    "copy of {size} bytes from {src:#x} to {dst:#x}: the ranges overlap"
+                )));
+            }
+            let reaches = |gpu_id: u32| {
+                s.block.mapped_on.contains(&gpu_id) && d.block.mapped_on.contains(&gpu_id)
+            };
+            let gpu = if src_rec.is_gpu() {
+                src_agent
+            } else if dst_rec.is_gpu() {
+                dst_agent
+            } else {
+                self.first_gpu_with(reaches).ok_or_else(|| {
+                    Error::invalid_argument(format!("no GPU reaches both {src:#x} and {dst:#x}"))
+                })?
+            };
+            let gpu_id = self.core.agents[gpu.index()].gpu_id;
+            if !reaches(gpu_id) {
+                return Err(Error::invalid_argument(format!(
+                    "GPU agent {} (the copy agent) cannot reach {} (hsa_amd_agents_allow_access)",
+                    gpu.index(),
+                    if s.block.mapped_on.contains(&gpu_id) {
+                        format!("the destination {dst:#x}")
+                    } else {
+                        format!("the source {src:#x}")
+                    }
+                )));
+            }
+            let engine = self.engine_for(gpu, &s, &d);
+            let deps: Vec<u64> = deps.iter().map(|d| d.handle()).collect();
+            self.core.profiling.copied_by(completion.handle(), gpu);
+            self.submit_copy(engine, gpu, dst, src, size, &deps, completion)?;
+            Ok(engine)
+        })
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -49,6 +49,7 @@ pub mod status;
 pub mod svm;
 pub mod system;
 pub mod system_events;
+mod trace;
 pub mod vmem;
 
 pub use agent::{Agent, AgentRecord, DeviceType};

@@ -211,21 +211,23 @@ impl Runtime {
         options: crate::copy::InitOptions,
         flags: impl FnOnce() -> Result<crate::flags::Flags>,
     ) -> Result<Self> {
-        let mut g = GLOBAL.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((count, core)) = g.as_mut() {
-            *count = count.checked_add(1).ok_or_else(|| {
-                Error::new(Status::RefcountOverflow, "hsa_init called 2^32 times")
-            })?;
-            return Ok(Runtime {
-                core: Arc::clone(core),
-            });
-        }
-        // The environment is checked before the device is opened: a
-        // malformed flag fails hsa_init without touching the driver.
-        let flags = flags()?;
-        let core = Core::open(open()?, flags, &options)?;
-        *g = Some((1, Arc::clone(&core)));
-        Ok(Runtime { core })
+        crate::trace::api_call!("hsa_init", {
+            let mut g = GLOBAL.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some((count, core)) = g.as_mut() {
+                *count = count.checked_add(1).ok_or_else(|| {
+                    Error::new(Status::RefcountOverflow, "hsa_init called 2^32 times")
+                })?;
+                return Ok(Runtime {
+                    core: Arc::clone(core),
+                });
+            }
+            // The environment is checked before the device is opened: a
+            // malformed flag fails hsa_init without touching the driver.
+            let flags = flags()?;
+            let core = Core::open(open()?, flags, &options)?;
+            *g = Some((1, Arc::clone(&core)));
+            Ok(Runtime { core })
+        })
     }
 
     /// The number of outstanding `hsa_init`s (0: closed).
@@ -300,75 +302,91 @@ impl Runtime {
 
     /// `hsa_amd_memory_pool_allocate`.
     pub fn allocate(&self, pool: MemoryPool, size: u64) -> Result<u64> {
-        let p = self.core.pool(pool)?.clone();
-        if !p.runtime_alloc_allowed() {
-            return Err(Error::new(
-                Status::InvalidAllocation,
-                format!(
-                    "pool {} ({:?}) does not allow runtime allocation",
-                    pool.index(),
-                    p.kind
-                ),
-            ));
-        }
-        if size == 0 {
-            return Err(Error::invalid_argument("allocation of 0 bytes"));
-        }
-        if size > p.size {
-            return Err(Error::new(
-                Status::InvalidAllocation,
-                format!(
-                    "{size} bytes exceed pool {} ({} bytes)",
-                    pool.index(),
-                    p.size
-                ),
-            ));
-        }
-        match p.kind {
-            PoolKind::Vram | PoolKind::VramFine => self.core.allocations.allocate(
-                &*self.core.driver,
-                Some(pool.index()),
-                p.kind,
-                Some(p.gpu_id),
-                &[],
-                size,
-                4096,
-            ),
-            _ => self.core.allocations.allocate(
-                &*self.core.driver,
-                Some(pool.index()),
-                p.kind,
-                None,
-                &self.core.gpu_ids,
-                size,
-                4096,
-            ),
-        }
+        crate::trace::api_call!(
+            "hsa_amd_memory_pool_allocate",
+            pool = pool.handle(),
+            size = size,
+            {
+                let p = self.core.pool(pool)?.clone();
+                if !p.runtime_alloc_allowed() {
+                    return Err(Error::new(
+                        Status::InvalidAllocation,
+                        format!(
+                            "pool {} ({:?}) does not allow runtime allocation",
+                            pool.index(),
+                            p.kind
+                        ),
+                    ));
+                }
+                if size == 0 {
+                    return Err(Error::invalid_argument("allocation of 0 bytes"));
+                }
+                if size > p.size {
+                    return Err(Error::new(
+                        Status::InvalidAllocation,
+                        format!(
+                            "{size} bytes exceed pool {} ({} bytes)",
+                            pool.index(),
+                            p.size
+                        ),
+                    ));
+                }
+                match p.kind {
+                    PoolKind::Vram | PoolKind::VramFine => self.core.allocations.allocate(
+                        &*self.core.driver,
+                        Some(pool.index()),
+                        p.kind,
+                        Some(p.gpu_id),
+                        &[],
+                        size,
+                        4096,
+                    ),
+                    _ => self.core.allocations.allocate(
+                        &*self.core.driver,
+                        Some(pool.index()),
+                        p.kind,
+                        None,
+                        &self.core.gpu_ids,
+                        size,
+                        4096,
+                    ),
+                }
+            }
+        )
     }
 
     /// `hsa_amd_memory_pool_free`.
     pub fn free(&self, ptr: u64) -> Result<()> {
-        self.core.free(ptr)
+        crate::trace::api_call!("hsa_amd_memory_pool_free", ptr = ptr, {
+            self.core.free(ptr)
+        })
     }
 
     /// `hsa_amd_agents_allow_access`: `agents` may use the allocation at `ptr`.
     pub fn allow_access(&self, agents: &[Agent], ptr: u64) -> Result<()> {
-        // hsa_ext_amd.h: num_agents 0 is INVALID_ARGUMENT.
-        if agents.is_empty() {
-            return Err(Error::invalid_argument(
-                "hsa_amd_agents_allow_access: no agents",
-            ));
-        }
-        let mut gpus = Vec::new();
-        for &a in agents {
-            let r = self.core.agent(a)?;
-            if r.is_gpu() {
-                gpus.push(r.gpu_id);
+        crate::trace::api_call!(
+            "hsa_amd_agents_allow_access",
+            agents = agents.len(),
+            ptr = ptr,
+            {
+                // hsa_ext_amd.h: num_agents 0 is INVALID_ARGUMENT.
+                if agents.is_empty() {
+                    return Err(Error::invalid_argument(
+                        "hsa_amd_agents_allow_access: no agents",
+                    ));
+                }
+                let mut gpus = Vec::new();
+                for &a in agents {
+                    let r = self.core.agent(a)?;
+                    if r.is_gpu() {
+                        gpus.push(r.gpu_id);
+                    }
+                }
+                self.core
+                    .allocations
+                    .allow_access(&*self.core.driver, ptr, &gpus)
             }
-        }
-        self.core
-            .allocations
-            .allow_access(&*self.core.driver, ptr, &gpus)
+        )
     }
 
     /// The allocation holding `ptr` (`hsa_amd_pointer_info`).
@@ -422,14 +440,16 @@ impl Runtime {
         callback: Option<ErrorCallback>,
         private_segment_size: u32,
     ) -> Result<Queue> {
-        Queue::create(
-            &self.core,
-            agent,
-            size,
-            kind,
-            callback,
-            private_segment_size,
-        )
+        crate::trace::api_call!("hsa_queue_create", agent = agent.handle(), size = size, {
+            Queue::create(
+                &self.core,
+                agent,
+                size,
+                kind,
+                callback,
+                private_segment_size,
+            )
+        })
     }
 
     /// Live allocations (for leak checks).
@@ -455,6 +475,8 @@ impl Runtime {
 
 impl Drop for Runtime {
     fn drop(&mut self) {
+        #[cfg(feature = "tracing")]
+        let _span = tracing::info_span!("hsa_shut_down").entered();
         let mut g = GLOBAL.lock().unwrap_or_else(|p| p.into_inner());
         let last = match g.as_mut() {
             Some((count, core)) if Arc::ptr_eq(core, &self.core) => {
