@@ -380,7 +380,7 @@ flags! {
     running_under_valgrind: bool = false;
     "HSA_RUNNING_UNDER_VALGRIND", bool01, values "0 or 1", default "0", Origin::Rocr,
     rocr "1: extension libraries are not dlclose'd (so valgrind can name their frames)",
-    Ignored "the image and finalizer extensions are built in: there is nothing to dlclose";
+    Ignored "this runtime loads no extension library (images and the finalizer answer as ROCr without them)";
 
     /// `HSA_SDMA_WAIT_IDLE`.
     sdma_wait_idle: bool = false;
@@ -420,9 +420,9 @@ flags! {
 
     /// `HSA_DISABLE_IMAGE`.
     disable_image: bool = false;
-    "HSA_DISABLE_IMAGE", zero_only, values "0", default "0", Origin::Rocr,
-    rocr "1: the image extension is not loaded (hsa_system_extension_supported says no)",
-    Refused "the image extension is built in and always offered";
+    "HSA_DISABLE_IMAGE", bool01, values "0 or 1", default "0", Origin::Rocr,
+    rocr "1: the image library is not loaded (the image functions answer HSA_STATUS_ERROR_NOT_INITIALIZED)",
+    Ignored "there is no image library: the image functions always answer as ROCr's without it, what 1 asks";
 
     /// `HSA_LOADER_ENABLE_MMAP_URI`.
     loader_enable_mmap_uri: bool = false;
