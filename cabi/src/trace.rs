@@ -1,9 +1,10 @@
 //! API tracing (`HSA_RS_API_TRACE`, parsed by `runtime::flags`): every
 //! exported call is written as one line, its arguments, the status (or
-//! value) it returned, the reason of a failure, and its duration:
+//! value) it returned, the reason of a failure, and its duration, after
+//! the calling thread's kernel id:
 //!
 //! ```text
-//! hsa-trace ThreadId(1) hsa_queue_create(0x1, 4096, 0, NULL, NULL, 4294967295, 4294967295, 0x7ffd2c0a58c8) = HSA_STATUS_SUCCESS 812.304us
+//! hsa-trace 4242 hsa_queue_create(0x1, 4096, 0, NULL, NULL, 4294967295, 4294967295, 0x7ffd2c0a58c8) = HSA_STATUS_SUCCESS 812.304us
 //! ```
 //!
 //! One wrapper per exported function is generated from the export list
@@ -249,9 +250,12 @@ macro_rules! traced {
 
 crate::abi::exported_functions!(traced);
 
-/// Where the lines go.
+/// Where the lines go. Neither touches thread-local storage: calls come
+/// also from exit handlers (HIP unregisters its code objects in a
+/// destructor), after the calling thread's locals are gone.
 enum Sink {
-    Stderr,
+    /// File descriptor 2, whatever it is at the time of the call.
+    Stderr(Mutex<()>),
     File(Mutex<std::fs::File>),
 }
 
@@ -273,14 +277,32 @@ pub(crate) fn on() -> bool {
 }
 
 /// Keeps a failed call's reason for its trace line (the call guard).
+/// After the thread's locals are destroyed (exit handlers) the reason is
+/// not kept.
 pub(crate) fn note_error(message: &str) {
     if on() {
-        LAST_ERROR.with(|l| *l.borrow_mut() = Some(message.to_owned()));
+        let _ = LAST_ERROR.try_with(|l| *l.borrow_mut() = Some(message.to_owned()));
     }
 }
 
 fn take_error() -> Option<String> {
-    LAST_ERROR.with(|l| l.borrow_mut().take())
+    LAST_ERROR
+        .try_with(|l| l.borrow_mut().take())
+        .ok()
+        .flatten()
+}
+
+/// Writes all of `bytes` to file descriptor 2 (retrying short writes and
+/// interruptions; any other error drops the rest of the line).
+fn write_stderr(mut bytes: &[u8]) {
+    while !bytes.is_empty() {
+        match rustix::io::write(rustix::stdio::stderr(), bytes) {
+            Ok(0) => return,
+            Ok(n) => bytes = &bytes[n.min(bytes.len())..],
+            Err(rustix::io::Errno::INTR) => {}
+            Err(_) => return,
+        }
+    }
 }
 
 /// `hsa_init`'s check: an error if `HSA_RS_API_TRACE` names a file that
@@ -293,7 +315,8 @@ pub(crate) fn check() -> Result<(), runtime::Error> {
 }
 
 fn line(name: &str, args: &str, r: &impl Ret, elapsed: Duration) {
-    let mut s = format!("hsa-trace {:?} {name}({args})", std::thread::current().id());
+    let tid = rustix::thread::gettid().as_raw_nonzero();
+    let mut s = format!("hsa-trace {tid} {name}({args})");
     let failed = r.write_ret(name, &mut s);
     if let Some(e) = take_error().filter(|_| failed) {
         let _ = write!(s, " ({e})");
@@ -301,8 +324,9 @@ fn line(name: &str, args: &str, r: &impl Ret, elapsed: Duration) {
     let _ = writeln!(s, " {:.3}us", elapsed.as_secs_f64() * 1e6);
     // One write of the whole line: lines of threads never interleave.
     match SINK.get() {
-        Some(Sink::Stderr) => {
-            let _ = std::io::stderr().lock().write_all(s.as_bytes());
+        Some(Sink::Stderr(lock)) => {
+            let _g = crate::state::lock(lock);
+            write_stderr(s.as_bytes());
         }
         Some(Sink::File(f)) => {
             let _ = crate::state::lock(f).write_all(s.as_bytes());
@@ -337,7 +361,7 @@ extern "C" fn start() {
     };
     let sink = match trace {
         ApiTrace::Off => return,
-        ApiTrace::Stderr => Sink::Stderr,
+        ApiTrace::Stderr => Sink::Stderr(Mutex::new(())),
         ApiTrace::File(path) => {
             match std::fs::OpenOptions::new()
                 .create(true)

@@ -35,7 +35,10 @@ fn every_call_is_traced_to_the_file_with_arguments_status_and_duration() {
     let _ = std::fs::remove_file(&file);
 
     for l in trace.lines() {
-        assert!(l.starts_with("hsa-trace ThreadId("), "{l}");
+        let mut words = l.split(' ');
+        assert_eq!(words.next(), Some("hsa-trace"), "{l}");
+        let tid = words.next().unwrap_or("");
+        assert!(tid.parse::<u32>().is_ok(), "no thread id: {l}");
         assert!(l.ends_with("us"), "no duration: {l}");
     }
     let one = |f: &str| -> String {
@@ -75,6 +78,30 @@ fn every_call_is_traced_to_the_file_with_arguments_status_and_duration() {
         "{shut}"
     );
     assert!(trace.lines().last().is_some_and(|l| l == shut), "{trace}");
+}
+
+#[test]
+fn calls_from_exit_handlers_are_traced_too() {
+    // exit() destroys the main thread's locals before it runs the atexit
+    // handlers: the trace must not need them (HIP's module destructor).
+    let file = work_dir("trace").join(format!("atexit-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&file);
+    run_ok(
+        on_ours(&program())
+            .arg("atexit")
+            .env("HSA_RS_API_TRACE", &file),
+    );
+    let trace = std::fs::read_to_string(&file).expect("the trace file");
+    let _ = std::fs::remove_file(&file);
+    let failed = lines_of(&trace, "hsa_agent_get_info");
+    assert_eq!(failed.len(), 1, "{trace}");
+    assert!(failed[0].contains("(0xdead0001, 12, 0x"), "{}", failed[0]);
+    assert!(
+        failed[0].contains(" = HSA_STATUS_ERROR_INVALID_AGENT "),
+        "{}",
+        failed[0]
+    );
+    assert_eq!(lines_of(&trace, "hsa_shut_down").len(), 1, "{trace}");
 }
 
 #[test]

@@ -2,9 +2,13 @@
  *
  *   trace         init, find the GPU, create and destroy a queue, one call
  *                 that fails (an agent handle that names no agent), shut down
- *   init-status   print hsa_init's status in hex and exit 0 */
+ *   init-status   print hsa_init's status in hex and exit 0
+ *   atexit        init, then a failing call and the shut-down in an atexit
+ *                 handler (after the main thread's thread-locals are
+ *                 destroyed, as HIP's module destructor calls the runtime) */
 #include <hsa/hsa.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static hsa_status_t find_gpu(hsa_agent_t agent, void *data) {
@@ -18,7 +22,22 @@ static hsa_status_t find_gpu(hsa_agent_t agent, void *data) {
   return HSA_STATUS_SUCCESS;
 }
 
+static void at_exit(void) {
+  uint32_t dummy;
+  hsa_agent_t bogus = {0xdead0001};
+  if (hsa_agent_get_info(bogus, HSA_AGENT_INFO_QUEUES_MAX, &dummy) !=
+      HSA_STATUS_ERROR_INVALID_AGENT)
+    _Exit(3);
+  if (hsa_shut_down() != HSA_STATUS_SUCCESS) _Exit(4);
+}
+
 int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "atexit") == 0) {
+    if (hsa_init() != HSA_STATUS_SUCCESS) return 1;
+    if (atexit(at_exit) != 0) return 1;
+    printf("atexit: registered\n");
+    return 0;
+  }
   if (argc == 2 && strcmp(argv[1], "init-status") == 0) {
     hsa_status_t s = hsa_init();
     printf("hsa_init: 0x%x\n", (unsigned)s);
@@ -26,7 +45,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc != 2 || strcmp(argv[1], "trace") != 0) {
-    fprintf(stderr, "usage: trace trace|init-status\n");
+    fprintf(stderr, "usage: trace trace|init-status|atexit\n");
     return 2;
   }
   if (hsa_init() != HSA_STATUS_SUCCESS) return 1;
