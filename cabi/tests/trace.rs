@@ -2,7 +2,8 @@
 //! run with tracing to a file gives one line per call (hsa_init,
 //! hsa_iterate_agents and its callback's calls, hsa_queue_create, a
 //! failing hsa_agent_get_info with its status and reason, hsa_queue_destroy,
-//! hsa_shut_down); a malformed flag makes hsa_init fail with
+//! hsa_shut_down), from an atexit handler, and from eight threads at once
+//! (whole lines only); a malformed flag makes hsa_init fail with
 //! HSA_STATUS_ERROR and a message naming it.
 
 mod common;
@@ -10,7 +11,7 @@ mod common;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use common::{gcc, on_ours, run_ok, work_dir};
+use common::{gcc, kernels, on_ours, run_ok, work_dir};
 
 /// `tests/c/trace.c`, built once for the tests of this binary.
 fn program() -> PathBuf {
@@ -102,6 +103,34 @@ fn calls_from_exit_handlers_are_traced_too() {
         failed[0]
     );
     assert_eq!(lines_of(&trace, "hsa_shut_down").len(), 1, "{trace}");
+}
+
+#[test]
+fn lines_of_eight_threads_never_interleave() {
+    let prog = gcc("threads-traced", &["threads.c"], &["-lpthread"]);
+    let file = work_dir("trace").join(format!("threads-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&file);
+    let out = run_ok(on_ours(&prog).arg(kernels()).env("HSA_RS_API_TRACE", &file));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("threads: 8 threads x 4 rounds"));
+    let trace = std::fs::read_to_string(&file).expect("the trace file");
+    let _ = std::fs::remove_file(&file);
+    let mut tids = std::collections::BTreeSet::new();
+    for l in trace.lines() {
+        // Each line whole: one prefix, one call, one result, one duration.
+        assert_eq!(l.matches("hsa-trace ").count(), 1, "{l}");
+        let mut words = l.splitn(4, ' ');
+        assert_eq!(words.next(), Some("hsa-trace"), "{l}");
+        let tid = words.next().unwrap_or("");
+        assert!(tid.parse::<u32>().is_ok(), "{l}");
+        let name = words.next().unwrap_or("").split('(').next().unwrap_or("");
+        assert!(name.starts_with("hsa_"), "{l}");
+        let duration = l.rsplit(' ').next().unwrap_or("");
+        let micros = duration.strip_suffix("us").map(str::parse::<f64>);
+        assert!(matches!(micros, Some(Ok(_))), "{l}");
+        tids.insert(tid.to_owned());
+    }
+    assert!(tids.len() > 8, "the main thread and 8 workers: {tids:?}");
+    assert!(lines_of(&trace, "hsa_queue_create").len() >= 32, "{trace}");
 }
 
 #[test]
