@@ -4,7 +4,7 @@
 //! the calling thread's kernel id:
 //!
 //! ```text
-//! hsa-trace 4242 hsa_queue_create(0x1, 4096, 0, NULL, NULL, 4294967295, 4294967295, 0x7ffd2c0a58c8) = HSA_STATUS_SUCCESS 812.304us
+//! hsa-trace 4242 hsa_queue_create(0x41474e5400000001, 4096, HSA_QUEUE_TYPE_SINGLE, NULL, NULL, 4294967295, 4294967295, 0x7ffd2c0a58c8) = HSA_STATUS_SUCCESS 812.304us
 //! ```
 //!
 //! One wrapper per exported function is generated from the export list
@@ -35,6 +35,11 @@ use crate::ffi::*;
 pub trait Arg: Copy {
     /// Appends the argument.
     fn write_arg(&self, out: &mut String);
+
+    /// The value, if the argument is a 32-bit integer (a C enum, maybe).
+    fn as_u32(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// How a C result is written.
@@ -53,7 +58,60 @@ macro_rules! decimal_args {
         }
     )*};
 }
-decimal_args!(u8, u16, u32, u64, i8, i16, i32, i64, usize, isize, bool);
+decimal_args!(u8, u16, u64, i8, i16, i32, i64, usize, isize, bool);
+
+impl Arg for u32 {
+    fn write_arg(&self, out: &mut String) {
+        let _ = write!(out, "{self}");
+    }
+
+    fn as_u32(&self) -> Option<u32> {
+        Some(*self)
+    }
+}
+
+/// The C name of an enum argument whose enum is known by its position: the
+/// info getters' attributes, queue types and statuses (others: a number).
+fn enum_name(function: &str, position: usize, value: u32) -> Option<&'static str> {
+    use runtime::info::{
+        AgentAttribute, AgentMemoryPoolInfo, IsaInfo, PoolInfo, RegionInfo, SystemInfo,
+    };
+    match (function, position) {
+        ("hsa_system_get_info", 0) => SystemInfo::from_raw(value).map(SystemInfo::c_name),
+        ("hsa_agent_get_info", 1) => AgentAttribute::from_raw(value).map(AgentAttribute::c_name),
+        ("hsa_isa_get_info_alt", 1) => IsaInfo::from_raw(value).map(IsaInfo::c_name),
+        ("hsa_region_get_info", 1) => RegionInfo::from_raw(value).map(RegionInfo::c_name),
+        ("hsa_amd_memory_pool_get_info", 1) => PoolInfo::from_raw(value).map(PoolInfo::c_name),
+        ("hsa_amd_agent_memory_pool_get_info", 2) => {
+            AgentMemoryPoolInfo::from_raw(value).map(AgentMemoryPoolInfo::c_name)
+        }
+        ("hsa_queue_create" | "hsa_soft_queue_create", 2) => {
+            use crate::ffi::consts::{
+                HSA_QUEUE_TYPE_COOPERATIVE, HSA_QUEUE_TYPE_MULTI, HSA_QUEUE_TYPE_SINGLE,
+            };
+            [
+                (HSA_QUEUE_TYPE_MULTI, "HSA_QUEUE_TYPE_MULTI"),
+                (HSA_QUEUE_TYPE_SINGLE, "HSA_QUEUE_TYPE_SINGLE"),
+                (HSA_QUEUE_TYPE_COOPERATIVE, "HSA_QUEUE_TYPE_COOPERATIVE"),
+            ]
+            .into_iter()
+            .find_map(|(v, name)| (v == value).then_some(name))
+        }
+        ("hsa_status_string", 0) => runtime::Status::from_raw(value).map(runtime::Status::c_name),
+        _ => None,
+    }
+}
+
+/// Appends argument `position` of `function`.
+fn write_arg_of(function: &str, position: usize, arg: &impl Arg, out: &mut String) {
+    if !out.is_empty() {
+        out.push_str(", ");
+    }
+    match arg.as_u32().and_then(|v| enum_name(function, position, v)) {
+        Some(name) => out.push_str(name),
+        None => arg.write_arg(out),
+    }
+}
 
 macro_rules! handle_args {
     ($($t:ty),*) => {$(
@@ -179,7 +237,7 @@ macro_rules! wrappers {
     ($($a:ident),*) => {
         impl<const I: usize, R: Ret $(, $a: Arg)*> Traced<I> for unsafe extern "C" fn($($a),*) -> R {
             fn wrapper() -> *mut c_void {
-                #[allow(non_snake_case)]
+                #[allow(non_snake_case, unused_assignments)]
                 unsafe extern "C" fn traced<const I: usize, R: Ret $(, $a: Arg)*>($($a: $a),*) -> R {
                     // SAFETY: `REAL[I]` is the function whose pointer type
                     // chose this impl (the same `traced!` entry made both).
@@ -192,13 +250,11 @@ macro_rules! wrappers {
                     // of the function they called.
                     let r = unsafe { f($($a),*) };
                     let elapsed = start.elapsed();
-                    #[allow(unused_mut)]
-                    let mut args = String::new();
+                    #[allow(unused_mut, unused_variables)]
+                    let (mut args, mut position) = (String::new(), 0usize);
                     $(
-                        if !args.is_empty() {
-                            args.push_str(", ");
-                        }
-                        $a.write_arg(&mut args);
+                        write_arg_of(NAMES[I], position, &$a, &mut args);
+                        position += 1;
                     )*
                     line(NAMES[I], &args, &r, elapsed);
                     r
@@ -423,6 +479,11 @@ mod tests {
         let mut s = String::new();
         assert!((runtime::Status::InvalidAgent as u32).write_ret("hsa_agent_get_info", &mut s));
         assert_eq!(s, " = HSA_STATUS_ERROR_INVALID_AGENT");
+        let mut s = String::new();
+        write_arg_of("hsa_queue_create", 2, &1u32, &mut s);
+        write_arg_of("hsa_queue_create", 3, &1u32, &mut s);
+        write_arg_of("hsa_agent_get_info", 1, &0xffff_fff0u32, &mut s);
+        assert_eq!(s, "HSA_QUEUE_TYPE_SINGLE, 1, 4294967280");
         let mut s = String::new();
         assert!(!1u32.write_ret("hsa_amd_signal_wait_any", &mut s));
         assert_eq!(s, " = 1");
