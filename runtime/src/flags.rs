@@ -353,14 +353,14 @@ flags! {
     /// `HSA_SCRATCH_SINGLE_LIMIT` (bytes; `None`: ROCr's default).
     scratch_single_limit: Option<u64> = None;
     "HSA_SCRATCH_SINGLE_LIMIT", decimal_u64_opt, values "a decimal byte count",
-    default "unset: 140 MiB", Origin::RocrLater("5.3"),
+    default "unset: 140 MiB", Origin::RocrLater("5.6"),
     rocr "scratch larger than this for one dispatch is given for that dispatch only and reclaimed after it",
     Honoured "scratch grants above it are released when their dispatch completes";
 
     /// `HSA_ENABLE_SCRATCH_ASYNC_RECLAIM`.
     enable_scratch_async_reclaim: bool = true;
     "HSA_ENABLE_SCRATCH_ASYNC_RECLAIM", bool01, values "0 or 1", default "1",
-    Origin::RocrLater("6.2"),
+    Origin::RocrLater("6.1"),
     rocr "0: scratch is reclaimed only at queue idle, not asynchronously while queues run",
     Honoured "0 reclaims scratch only when no dispatch uses it";
 
