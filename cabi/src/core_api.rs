@@ -78,8 +78,9 @@ fn iterate<T>(
 /// `hsa_init`.
 pub extern "C" fn hsa_init() -> hsa_status_t {
     guard("hsa_init", || {
+        crate::trace::check()?;
         if crate::state::init()? {
-            crate::tools::load();
+            crate::tools::load(ctx()?.rt.flags());
         }
         OK
     })

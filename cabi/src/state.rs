@@ -259,10 +259,16 @@ pub(crate) fn ctx() -> Result<Arc<Ctx>, Error> {
         .ok_or_else(not_initialized)
 }
 
-/// Whether `HSA_RS_CABI_LOG` asks for every failed call on stderr.
+/// Whether `HSA_RS_CABI_LOG` asks for every failed call on stderr (read
+/// at the first failure, which may come before `hsa_init`; a malformed
+/// value logs, so that `hsa_init`'s error naming it is seen).
 fn log_errors() -> bool {
     static LOG: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *LOG.get_or_init(|| std::env::var_os("HSA_RS_CABI_LOG").is_some_and(|v| v != "0"))
+    *LOG.get_or_init(|| {
+        std::env::var("HSA_RS_CABI_LOG")
+            .ok()
+            .is_some_and(|v| runtime::flags::bool01(&v).unwrap_or(true))
+    })
 }
 
 /// Runs one C API call: `f`'s `Ok` is the raw status returned (a callback's
@@ -272,6 +278,7 @@ pub(crate) fn guard(name: &str, f: impl FnOnce() -> Result<hsa_status_t, Error>)
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(s)) => s,
         Ok(Err(e)) => {
+            crate::trace::note_error(&e.message);
             if log_errors() {
                 eprintln!("{name}: {e}");
             }
@@ -292,6 +299,7 @@ pub(crate) fn guard_value<T>(name: &str, fallback: T, f: impl FnOnce() -> Result
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => {
+            crate::trace::note_error(&e.message);
             if log_errors() {
                 eprintln!("{name}: {e}");
             }

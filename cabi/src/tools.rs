@@ -976,6 +976,37 @@ pub static ROOT: HsaApiTable = HsaApiTable {
     image_ext_: AtomicPtr::new(&IMAGE_EXT as *const ImageExtTable as *mut ImageExtTable),
 };
 
+/// The function slots of one table: every field after its `version`
+/// (the tables are `repr(C)` structs of an `ApiTableVersion` and `Slot`s,
+/// as `hsa_api_trace.h` has them).
+macro_rules! slots_of {
+    ($t:ident: $ty:ty) => {{
+        const HEADER: usize = core::mem::size_of::<ApiTableVersion>();
+        const N: usize = (core::mem::size_of::<$ty>() - HEADER) / core::mem::size_of::<Slot>();
+        const _: () =
+            assert!(HEADER + N * core::mem::size_of::<Slot>() == core::mem::size_of::<$ty>());
+        const _: () = assert!(HEADER % core::mem::align_of::<Slot>() == 0);
+        // SAFETY: the table lives for the process; after its 16-byte
+        // version come exactly `N` `Slot` fields (a repr(C) struct of
+        // them: no padding, asserted above), so they form a `[Slot; N]`.
+        unsafe {
+            core::slice::from_raw_parts(
+                (&$t as *const $ty).cast::<u8>().add(HEADER).cast::<Slot>(),
+                N,
+            )
+        }
+    }};
+}
+
+/// Every function slot of the core, AMD, finalizer and image tables.
+pub(crate) fn slots() -> impl Iterator<Item = &'static Slot> {
+    let core: &'static [Slot] = slots_of!(CORE: CoreApiTable);
+    let amd: &'static [Slot] = slots_of!(AMD_EXT: AmdExtTable);
+    let finalizer: &'static [Slot] = slots_of!(FINALIZER_EXT: FinalizerExtTable);
+    let image: &'static [Slot] = slots_of!(IMAGE_EXT: ImageExtTable);
+    [core, amd, finalizer, image].into_iter().flatten()
+}
+
 /// Gives every slot its own function back.
 fn reset() {
     CORE.hsa_init_fn
@@ -1802,11 +1833,10 @@ fn dl_error() -> String {
 
 /// Loads `HSA_TOOLS_LIB`'s libraries and calls their `OnLoad` (the first
 /// `hsa_init`).
-pub(crate) fn load() {
-    let Some(names) = std::env::var_os("HSA_TOOLS_LIB") else {
+pub(crate) fn load(flags: &runtime::flags::Flags) {
+    let Some(names) = flags.tools_lib.clone() else {
         return;
     };
-    let names = names.to_string_lossy().into_owned();
     let mut tools = crate::state::lock(&TOOLS);
     let mut failed: Vec<std::ffi::CString> = Vec::new();
     for name in names.split_whitespace() {
@@ -1817,7 +1847,7 @@ pub(crate) fn load() {
         // as with ROCr's LoadLib.
         let lib = unsafe { dlopen(c.as_ptr(), RTLD_NOW) };
         if lib.is_null() {
-            if std::env::var_os("HSA_TOOLS_REPORT_LOAD_FAILURE").is_some_and(|v| v == "1") {
+            if flags.tools_report_load_failure {
                 eprintln!("Tool lib \"{name}\" failed to load: {}", dl_error());
             }
             continue;
@@ -1864,6 +1894,7 @@ pub(crate) fn unload() {
         }
     }
     reset();
+    crate::trace::install();
     for lib in tools.into_iter().rev() {
         // SAFETY: our handle; nothing points into the tool any more.
         unsafe { dlclose(lib as *mut c_void) };

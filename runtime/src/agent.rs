@@ -113,7 +113,11 @@ fn cpu_name(apicid: u32) -> String {
 
 /// Builds the agent list from the topology; `visible` is
 /// `ROCR_VISIBLE_DEVICES` (if set).
-pub(crate) fn discover(topology: &Topology, visible: Option<&str>) -> Result<Vec<AgentRecord>> {
+pub(crate) fn discover(
+    topology: &Topology,
+    flags: &crate::flags::Flags,
+) -> Result<Vec<AgentRecord>> {
+    let visible = flags.visible_devices.as_deref();
     let mut out = Vec::new();
     for node in topology.nodes.iter().filter(|n| !n.is_gpu()) {
         out.push(AgentRecord {
@@ -138,7 +142,7 @@ pub(crate) fn discover(topology: &Topology, visible: Option<&str>) -> Result<Vec
             .properties
             .capability
             .is_some_and(|c| c.contains(Capability::SRAM_EDCSUPPORTED));
-        let xnack = std::env::var("HSA_XNACK").as_deref() == Ok("1");
+        let xnack = flags.xnack == Some(true);
         let isa = TargetId::for_agent(version, xnack, sramecc).ok_or_else(|| {
             Error::new(
                 Status::Error,

@@ -46,7 +46,7 @@ use crate::system::{Core, Runtime};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct InitOptions {
     /// Whether copies may use SDMA queues; `None`: as `HSA_ENABLE_SDMA`
-    /// says (`0` turns SDMA off, anything else or unset leaves it on).
+    /// says ([`crate::flags::Flags::sdma`]: `0` turns SDMA off).
     pub sdma: Option<bool>,
 }
 
@@ -97,12 +97,6 @@ const FLAG_COARSE: u32 = 4;
 /// Packets of the internal blit queue.
 const BLIT_QUEUE_PACKETS: u32 = 256;
 
-/// Whether `HSA_ENABLE_SDMA` (its value, if set) leaves SDMA on: only `0`
-/// turns it off (ROCr's flag: `HSA_ENABLE_SDMA=0`).
-fn sdma_from_env(value: Option<&str>) -> bool {
-    value.is_none_or(|v| v.trim() != "0")
-}
-
 /// The blit kernels of one GPU agent, with their queue.
 struct Blit {
     queue: Queue,
@@ -131,10 +125,8 @@ pub(crate) struct CopyEngines {
 }
 
 impl CopyEngines {
-    pub(crate) fn new(options: &InitOptions) -> Self {
-        let sdma_enabled = options
-            .sdma
-            .unwrap_or_else(|| sdma_from_env(std::env::var("HSA_ENABLE_SDMA").ok().as_deref()));
+    pub(crate) fn new(options: &InitOptions, flags: &crate::flags::Flags) -> Self {
+        let sdma_enabled = options.sdma.unwrap_or_else(|| flags.sdma());
         Self {
             sdma_enabled,
             gpus: Mutex::new(Vec::new()),
@@ -393,58 +385,60 @@ impl Runtime {
         deps: &[&Signal],
         completion: &Signal,
     ) -> Result<CopyEngine> {
-        if dst == 0 || src == 0 {
-            return Err(Error::invalid_argument(
-                "hsa_amd_memory_async_copy of a null pointer",
-            ));
-        }
-        let dst_rec = self.core.agent(dst_agent)?;
-        let src_rec = self.core.agent(src_agent)?;
-        self.check_signal("completion", completion)?;
-        for d in deps {
-            self.check_signal("dependent", d)?;
-        }
-        if size > blit::MAX_SIZE {
-            return Err(Error::invalid_argument(format!(
-                "copy of {size} bytes: larger than 2^48"
-            )));
-        }
-        let d = self.side("destination", dst, size)?;
-        let s = self.side("source", src, size)?;
-        if size > 0 && dst < src + size && src < dst + size {
-            return Err(Error::invalid_argument(format!(
-                "copy of {size} bytes from {src:#x} to {dst:#x}: the ranges overlap"
-            )));
-        }
-        let reaches = |gpu_id: u32| {
-            s.block.mapped_on.contains(&gpu_id) && d.block.mapped_on.contains(&gpu_id)
-        };
-        let gpu = if src_rec.is_gpu() {
-            src_agent
-        } else if dst_rec.is_gpu() {
-            dst_agent
-        } else {
-            self.first_gpu_with(reaches).ok_or_else(|| {
-                Error::invalid_argument(format!("no GPU reaches both {src:#x} and {dst:#x}"))
-            })?
-        };
-        let gpu_id = self.core.agents[gpu.index()].gpu_id;
-        if !reaches(gpu_id) {
-            return Err(Error::invalid_argument(format!(
-                "GPU agent {} (the copy agent) cannot reach {} (hsa_amd_agents_allow_access)",
-                gpu.index(),
-                if s.block.mapped_on.contains(&gpu_id) {
-                    format!("the destination {dst:#x}")
-                } else {
-                    format!("the source {src:#x}")
-                }
-            )));
-        }
-        let engine = self.engine_for(gpu, &s, &d);
-        let deps: Vec<u64> = deps.iter().map(|d| d.handle()).collect();
-        self.core.profiling.copied_by(completion.handle(), gpu);
-        self.submit_copy(engine, gpu, dst, src, size, &deps, completion)?;
-        Ok(engine)
+        crate::trace::api_call!("hsa_amd_memory_async_copy", {
+            if dst == 0 || src == 0 {
+                return Err(Error::invalid_argument(
+                    "hsa_amd_memory_async_copy of a null pointer",
+                ));
+            }
+            let dst_rec = self.core.agent(dst_agent)?;
+            let src_rec = self.core.agent(src_agent)?;
+            self.check_signal("completion", completion)?;
+            for d in deps {
+                self.check_signal("dependent", d)?;
+            }
+            if size > blit::MAX_SIZE {
+                return Err(Error::invalid_argument(format!(
+                    "copy of {size} bytes: larger than 2^48"
+                )));
+            }
+            let d = self.side("destination", dst, size)?;
+            let s = self.side("source", src, size)?;
+            if size > 0 && dst < src + size && src < dst + size {
+                return Err(Error::invalid_argument(format!(
+                    "copy of {size} bytes from {src:#x} to {dst:#x}: the ranges overlap"
+                )));
+            }
+            let reaches = |gpu_id: u32| {
+                s.block.mapped_on.contains(&gpu_id) && d.block.mapped_on.contains(&gpu_id)
+            };
+            let gpu = if src_rec.is_gpu() {
+                src_agent
+            } else if dst_rec.is_gpu() {
+                dst_agent
+            } else {
+                self.first_gpu_with(reaches).ok_or_else(|| {
+                    Error::invalid_argument(format!("no GPU reaches both {src:#x} and {dst:#x}"))
+                })?
+            };
+            let gpu_id = self.core.agents[gpu.index()].gpu_id;
+            if !reaches(gpu_id) {
+                return Err(Error::invalid_argument(format!(
+                    "GPU agent {} (the copy agent) cannot reach {} (hsa_amd_agents_allow_access)",
+                    gpu.index(),
+                    if s.block.mapped_on.contains(&gpu_id) {
+                        format!("the destination {dst:#x}")
+                    } else {
+                        format!("the source {src:#x}")
+                    }
+                )));
+            }
+            let engine = self.engine_for(gpu, &s, &d);
+            let deps: Vec<u64> = deps.iter().map(|d| d.handle()).collect();
+            self.core.profiling.copied_by(completion.handle(), gpu);
+            self.submit_copy(engine, gpu, dst, src, size, &deps, completion)?;
+            Ok(engine)
+        })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -702,12 +696,23 @@ mod tests {
 
     #[test]
     fn only_hsa_enable_sdma_0_turns_sdma_off() {
-        assert!(sdma_from_env(None));
-        assert!(sdma_from_env(Some("1")));
-        assert!(sdma_from_env(Some("")));
-        assert!(!sdma_from_env(Some("0")));
-        assert!(!sdma_from_env(Some(" 0\n")));
-        assert!(CopyEngines::new(&InitOptions { sdma: Some(true) }).sdma_enabled);
-        assert!(!CopyEngines::new(&InitOptions { sdma: Some(false) }).sdma_enabled);
+        use crate::flags::Flags;
+        let flags = |v: Option<&str>| {
+            Flags::from_lookup(|n| {
+                (n == "HSA_ENABLE_SDMA")
+                    .then(|| v.map(str::to_owned))
+                    .flatten()
+            })
+            .unwrap()
+        };
+        let none = InitOptions { sdma: None };
+        assert!(CopyEngines::new(&none, &flags(None)).sdma_enabled);
+        assert!(CopyEngines::new(&none, &flags(Some("1"))).sdma_enabled);
+        assert!(!CopyEngines::new(&none, &flags(Some("0"))).sdma_enabled);
+        // An explicit option wins over the environment.
+        let on = InitOptions { sdma: Some(true) };
+        assert!(CopyEngines::new(&on, &flags(Some("0"))).sdma_enabled);
+        let off = InitOptions { sdma: Some(false) };
+        assert!(!CopyEngines::new(&off, &Flags::default()).sdma_enabled);
     }
 }

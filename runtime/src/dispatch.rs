@@ -118,16 +118,18 @@ impl Runtime {
         group_segment_size: u32,
         completion: &Signal,
     ) -> Result<u64> {
-        same_agent(queue, k)?;
-        let mut p =
-            KernelDispatchPacket::new(k.kernel_object, kernarg_address, g.grid, g.workgroup);
-        p.setup = aql::KernelDispatchSetup::with_dimensions(g.dims);
-        p.completion_signal = SignalHandle {
-            handle: completion.handle(),
-        };
-        p.private_segment_size = k.private_segment_size;
-        p.group_segment_size = group_segment_size;
-        queue.submit(&zerocopy::transmute!(p))
+        crate::trace::api_call!("submit_dispatch", queue = queue.address(), {
+            same_agent(queue, k)?;
+            let mut p =
+                KernelDispatchPacket::new(k.kernel_object, kernarg_address, g.grid, g.workgroup);
+            p.setup = aql::KernelDispatchSetup::with_dimensions(g.dims);
+            p.completion_signal = SignalHandle {
+                handle: completion.handle(),
+            };
+            p.private_segment_size = k.private_segment_size;
+            p.group_segment_size = group_segment_size;
+            queue.submit(&zerocopy::transmute!(p))
+        })
     }
 
     /// Dispatches `k` on `queue` with `args` and waits for it, at most
@@ -140,46 +142,48 @@ impl Runtime {
         g: &Geometry,
         timeout: Duration,
     ) -> Result<Completion> {
-        let seg = self.build_kernarg(queue, k, args, g)?;
-        // At least 16 bytes: a kernel without arguments still gets a
-        // kernarg address (AMDGPUUsage: 16-byte aligned).
-        let kernarg = self.allocate(self.kernarg_pool()?, seg.bytes.len().max(16) as u64)?;
-        let result = (|| {
-            // SAFETY: a fresh CPU-mapped allocation of at least
-            // seg.bytes.len() bytes, that nothing else refers to yet.
-            unsafe {
-                core::ptr::copy_nonoverlapping(
-                    seg.bytes.as_ptr(),
-                    kernarg as *mut u8,
-                    seg.bytes.len(),
-                )
-            };
-            let signal = self.create_signal(1)?;
-            let start = Instant::now();
-            let packet_id =
-                self.submit_dispatch(queue, k, kernarg, g, seg.group_segment_size, &signal)?;
-            loop {
-                if signal.wait_zero(Duration::from_millis(5))? {
-                    return Ok(Completion {
-                        elapsed: start.elapsed(),
-                        packet_id,
-                    });
+        crate::trace::api_call!("dispatch", queue = queue.address(), {
+            let seg = self.build_kernarg(queue, k, args, g)?;
+            // At least 16 bytes: a kernel without arguments still gets a
+            // kernarg address (AMDGPUUsage: 16-byte aligned).
+            let kernarg = self.allocate(self.kernarg_pool()?, seg.bytes.len().max(16) as u64)?;
+            let result = (|| {
+                // SAFETY: a fresh CPU-mapped allocation of at least
+                // seg.bytes.len() bytes, that nothing else refers to yet.
+                unsafe {
+                    core::ptr::copy_nonoverlapping(
+                        seg.bytes.as_ptr(),
+                        kernarg as *mut u8,
+                        seg.bytes.len(),
+                    )
+                };
+                let signal = self.create_signal(1)?;
+                let start = Instant::now();
+                let packet_id =
+                    self.submit_dispatch(queue, k, kernarg, g, seg.group_segment_size, &signal)?;
+                loop {
+                    if signal.wait_zero(Duration::from_millis(5))? {
+                        return Ok(Completion {
+                            elapsed: start.elapsed(),
+                            packet_id,
+                        });
+                    }
+                    if let Some(s) = queue.error() {
+                        return Err(Error::new(
+                            s,
+                            format!("the queue stopped while kernel {} ran", k.name),
+                        ));
+                    }
+                    if start.elapsed() > timeout {
+                        return Err(Error::new(
+                            Status::Error,
+                            format!("kernel {} did not complete within {timeout:?}", k.name),
+                        ));
+                    }
                 }
-                if let Some(s) = queue.error() {
-                    return Err(Error::new(
-                        s,
-                        format!("the queue stopped while kernel {} ran", k.name),
-                    ));
-                }
-                if start.elapsed() > timeout {
-                    return Err(Error::new(
-                        Status::Error,
-                        format!("kernel {} did not complete within {timeout:?}", k.name),
-                    ));
-                }
-            }
-        })();
-        let _ = self.free(kernarg);
-        result
+            })();
+            let _ = self.free(kernarg);
+            result
+        })
     }
 }

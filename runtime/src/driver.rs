@@ -501,12 +501,10 @@ pub fn open_sim_device(dev: sim::SimDevice) -> Result<Box<dyn Driver>> {
 /// Opens the device: as [`DRIVER_ENV`] says, else `/dev/kfd` when it is a
 /// KFD, else the software GPU with a one-line notice on stderr.
 pub fn open() -> Result<Box<dyn Driver>> {
-    match std::env::var(DRIVER_ENV).ok().as_deref() {
-        Some("kfd") => open_kfd(),
-        Some("sim") => open_sim(),
-        Some(other) => Err(Error::invalid_argument(format!(
-            "{DRIVER_ENV}={other}: expected `kfd` or `sim`"
-        ))),
+    use crate::flags::DriverChoice;
+    match crate::flags::Flags::from_env()?.driver {
+        Some(DriverChoice::Kfd) => open_kfd(),
+        Some(DriverChoice::Sim) => open_sim(),
         None => match open_kfd() {
             Ok(d) => Ok(d),
             Err(e) => {

@@ -1059,29 +1059,33 @@ impl Executable {
         agent: Agent,
         options: Option<&str>,
     ) -> Result<LoadedCodeObject> {
-        let core = &self.shared.core;
-        let mut state = self.shared.write();
-        // ROCr's order: the state, then the options.
-        state.frozen_error("loading a code object")?;
-        check_options(options)?;
-        let rec = core.agent(agent)?;
-        let target = rec.isa.ok_or_else(|| {
-            Error::new(
-                Status::IncompatibleArguments,
-                format!(
-                    "agent {} has no ISA (a CPU agent) to load code objects for",
-                    agent.index()
-                ),
-            )
-        })?;
-        let co = code_object_for(reader.bytes(), &target)?;
-        let tid = check_isa(&co, &target, agent)?;
-        let mut mem = LoaderMemory {
-            core,
-            gpu_id: rec.gpu_id,
-            blocks: Vec::new(),
-        };
-        let result = Self::load_into(&co, &target, agent, &state, &mut mem).and_then(|mut l| {
+        crate::trace::api_call!(
+            "hsa_executable_load_agent_code_object",
+            agent = agent.handle(),
+            {
+                let core = &self.shared.core;
+                let mut state = self.shared.write();
+                // ROCr's order: the state, then the options.
+                state.frozen_error("loading a code object")?;
+                check_options(options)?;
+                let rec = core.agent(agent)?;
+                let target = rec.isa.ok_or_else(|| {
+                    Error::new(
+                        Status::IncompatibleArguments,
+                        format!(
+                            "agent {} has no ISA (a CPU agent) to load code objects for",
+                            agent.index()
+                        ),
+                    )
+                })?;
+                let co = code_object_for(reader.bytes(), &target)?;
+                let tid = check_isa(&co, &target, agent)?;
+                let mut mem = LoaderMemory {
+                    core,
+                    gpu_id: rec.gpu_id,
+                    blocks: Vec::new(),
+                };
+                let result = Self::load_into(&co, &target, agent, &state, &mut mem).and_then(|mut l| {
             for s in &l.symbols {
                 if let Some(&i) = state.agent.get(&(s.full_name.clone(), agent)) {
                     let what = match state.symbols[i].detail {
@@ -1102,23 +1106,25 @@ impl Executable {
             l.object.uri = reader.uri().to_string();
             Ok(l)
         });
-        let blocks: Vec<u64> = mem.blocks.iter().map(|b| b.0).collect();
-        match result {
-            Ok(l) => {
-                state.memory.extend(blocks);
-                for s in l.symbols {
-                    state.add(s);
+                let blocks: Vec<u64> = mem.blocks.iter().map(|b| b.0).collect();
+                match result {
+                    Ok(l) => {
+                        state.memory.extend(blocks);
+                        for s in l.symbols {
+                            state.add(s);
+                        }
+                        state.loaded.push(l.object.clone());
+                        Ok(l.object)
+                    }
+                    Err(e) => {
+                        for va in blocks {
+                            let _ = core.free(va);
+                        }
+                        Err(e)
+                    }
                 }
-                state.loaded.push(l.object.clone());
-                Ok(l.object)
             }
-            Err(e) => {
-                for va in blocks {
-                    let _ = core.free(va);
-                }
-                Err(e)
-            }
-        }
+        )
     }
 
     /// `hsa_executable_load_program_code_object`: a code object not tied to
@@ -1362,11 +1368,13 @@ impl Executable {
     /// `hsa_executable_freeze`: no code object or variable can be added
     /// afterwards. Freezing twice is `FROZEN_EXECUTABLE` (as ROCr).
     pub fn freeze(&self, options: Option<&str>) -> Result<()> {
-        let _ = options; // ROCr ignores them too.
-        let mut state = self.shared.write();
-        state.frozen_error("freezing")?;
-        state.frozen = true;
-        Ok(())
+        crate::trace::api_call!("hsa_executable_freeze", {
+            let _ = options; // ROCr ignores them too.
+            let mut state = self.shared.write();
+            state.frozen_error("freezing")?;
+            state.frozen = true;
+            Ok(())
+        })
     }
 
     /// `hsa_executable_validate`: 0 when the executable is valid. Every

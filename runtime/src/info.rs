@@ -25,7 +25,7 @@ use loader_core::target::TargetId;
 use crate::agent::{Agent, AgentRecord, DeviceType};
 use crate::memory::{GRANULE, MemoryPool, PoolKind, PoolRecord};
 use crate::status::{Error, Result, Status};
-use crate::system::{Core, QUEUE_MAX_PACKETS, QUEUE_MIN_PACKETS, QUEUES_MAX, Runtime};
+use crate::system::{Core, QUEUE_MAX_PACKETS, QUEUE_MIN_PACKETS, Runtime};
 
 /// An attribute enum: C enumerator values, C names, conversion from the raw
 /// value the C ABI passes.
@@ -893,19 +893,6 @@ fn hive_id(a: &AgentRecord) -> u64 {
     }
 }
 
-/// `HSA_MAX_QUEUES` as ROCr reads it, capped at 128.
-fn queues_max() -> u32 {
-    let v = std::env::var("HSA_MAX_QUEUES")
-        .ok()
-        .and_then(|v| v.trim().parse::<u32>().ok())
-        .unwrap_or(0);
-    if v == 0 {
-        QUEUES_MAX
-    } else {
-        v.min(QUEUES_MAX)
-    }
-}
-
 fn page_align_down(v: u64) -> u64 {
     v - v % GRANULE
 }
@@ -947,7 +934,9 @@ impl Core {
                 AgentInfo::GridMaxDim => InfoValue::Dim3(if gpu { [u32::MAX; 3] } else { [0; 3] }),
                 AgentInfo::GridMaxSize => InfoValue::U32(if gpu { u32::MAX } else { 0 }),
                 AgentInfo::FbarrierMaxSize => InfoValue::U32(if gpu { 32 } else { 0 }),
-                AgentInfo::QueuesMax => InfoValue::U32(if gpu { queues_max() } else { 0 }),
+                AgentInfo::QueuesMax => {
+                    InfoValue::U32(if gpu { self.flags.queues_max() } else { 0 })
+                }
                 AgentInfo::QueueMinSize => InfoValue::U32(if gpu { QUEUE_MIN_PACKETS } else { 0 }),
                 AgentInfo::QueueMaxSize => InfoValue::U32(if gpu { QUEUE_MAX_PACKETS } else { 0 }),
                 AgentInfo::QueueType => InfoValue::U32(QUEUE_TYPE_MULTI),
@@ -1029,7 +1018,7 @@ impl Core {
                     let gfx90a = a
                         .isa
                         .is_some_and(|t| t.processor.gfx_target_version == 90010);
-                    let coop = std::env::var("HSA_COOP_CU_COUNT").as_deref() == Ok("1");
+                    let coop = self.flags.coop_cu_count;
                     InfoValue::U32(if coop && gfx90a {
                         (cus & !7).saturating_sub(8)
                     } else {
@@ -1147,9 +1136,7 @@ impl Core {
                 ACCESS_ALLOWED_BY_DEFAULT
             }
         } else if p.is_vram() {
-            if !p.fine_grained()
-                || crate::memory::force_fine_grain_pcie()
-                || hive_id(a) == hive_id(owner)
+            if !p.fine_grained() || self.flags.force_fine_grain_pcie || hive_id(a) == hive_id(owner)
             {
                 ACCESS_DISALLOWED_BY_DEFAULT
             } else {

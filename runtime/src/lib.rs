@@ -36,6 +36,7 @@ pub mod dispatch;
 pub mod driver;
 pub mod events;
 pub mod executable;
+pub mod flags;
 pub mod info;
 pub mod ipc;
 pub mod kernarg;
@@ -49,6 +50,7 @@ pub mod status;
 pub mod svm;
 pub mod system;
 pub mod system_events;
+mod trace;
 pub mod vmem;
 
 pub use agent::{Agent, AgentRecord, DeviceType};

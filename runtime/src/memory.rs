@@ -147,14 +147,11 @@ impl PoolRecord {
     }
 }
 
-/// ROCr's `HSA_FORCE_FINE_GRAIN_PCIE=1`: VRAM is also exposed fine grained
-/// over PCIe.
-pub(crate) fn force_fine_grain_pcie() -> bool {
-    std::env::var("HSA_FORCE_FINE_GRAIN_PCIE").as_deref() == Ok("1")
-}
-
 /// Builds every agent's pools, filling `agents[i].pools`.
-pub(crate) fn discover_pools(agents: &mut [AgentRecord]) -> Vec<PoolRecord> {
+pub(crate) fn discover_pools(
+    agents: &mut [AgentRecord],
+    flags: &crate::flags::Flags,
+) -> Vec<PoolRecord> {
     let mut pools = Vec::new();
     let system: u64 = agents
         .iter()
@@ -176,7 +173,7 @@ pub(crate) fn discover_pools(agents: &mut [AgentRecord]) -> Vec<PoolRecord> {
             ],
             // ROCr exposes VRAM fine grained over XGMI, or over PCIe when
             // `HSA_FORCE_FINE_GRAIN_PCIE=1`.
-            _ if props.hive_id.unwrap_or(0) != 0 || force_fine_grain_pcie() => {
+            _ if props.hive_id.unwrap_or(0) != 0 || flags.force_fine_grain_pcie => {
                 &[PoolKind::Vram, PoolKind::VramFine, PoolKind::Group]
             }
             _ => &[PoolKind::Vram, PoolKind::Group],

@@ -482,7 +482,7 @@ impl Queue {
 
     /// `hsa_queue_destroy`.
     pub fn destroy(self) -> Result<()> {
-        self.inner.destroy()
+        crate::trace::api_call!("hsa_queue_destroy", { self.inner.destroy() })
     }
 
     /// `hsa_queue_inactivate`: the packet processor stops (ROCr's

@@ -227,7 +227,11 @@ impl Signal {
     pub(crate) fn create(core: &Arc<Core>, initial: i64, kind: SignalKind) -> Result<Self> {
         let slot = core.signals.take(core)?;
         let event = match kind {
-            SignalKind::Interrupt => core.events.signal_event(core).ok(),
+            // HSA_ENABLE_INTERRUPT=0: every signal is a default signal.
+            SignalKind::Interrupt if core.flags.enable_interrupt => {
+                core.events.signal_event(core).ok()
+            }
+            SignalKind::Interrupt => None,
             SignalKind::Default => None,
         };
         let storage = match event {
@@ -579,7 +583,9 @@ impl Runtime {
     /// ROCr makes one whenever the host may wait on it (a default signal if
     /// the driver has no event left).
     pub fn create_signal(&self, initial: i64) -> Result<Signal> {
-        Signal::create(&self.core, initial, SignalKind::Interrupt)
+        crate::trace::api_call!("hsa_signal_create", initial = initial, {
+            Signal::create(&self.core, initial, SignalKind::Interrupt)
+        })
     }
 
     /// `hsa_signal_create` with `consumers`: ROCr's rule, an interrupt
@@ -588,28 +594,37 @@ impl Runtime {
     /// needs its interrupts). Duplicates or unknown agents are
     /// `INVALID_ARGUMENT` / `INVALID_AGENT`.
     pub fn create_signal_for(&self, initial: i64, consumers: &[Agent]) -> Result<Signal> {
-        let mut uses_host = consumers.is_empty();
-        for (i, &a) in consumers.iter().enumerate() {
-            if consumers[..i].contains(&a) {
-                return Err(Error::invalid_argument(format!(
-                    "hsa_signal_create: agent {} is listed twice among the consumers",
-                    a.index()
-                )));
+        crate::trace::api_call!(
+            "hsa_signal_create",
+            initial = initial,
+            consumers = consumers.len(),
+            {
+                let mut uses_host = consumers.is_empty();
+                for (i, &a) in consumers.iter().enumerate() {
+                    if consumers[..i].contains(&a) {
+                        return Err(Error::invalid_argument(format!(
+                            "hsa_signal_create: agent {} is listed twice among the consumers",
+                            a.index()
+                        )));
+                    }
+                    uses_host |= !self.core.agent(a)?.is_gpu();
+                }
+                let kind = if uses_host {
+                    SignalKind::Interrupt
+                } else {
+                    SignalKind::Default
+                };
+                Signal::create(&self.core, initial, kind)
             }
-            uses_host |= !self.core.agent(a)?.is_gpu();
-        }
-        let kind = if uses_host {
-            SignalKind::Interrupt
-        } else {
-            SignalKind::Default
-        };
-        Signal::create(&self.core, initial, kind)
+        )
     }
 
     /// A signal of the given kind (for tests and for callers that know
     /// which they want).
     pub fn create_signal_of_kind(&self, initial: i64, kind: SignalKind) -> Result<Signal> {
-        Signal::create(&self.core, initial, kind)
+        crate::trace::api_call!("hsa_signal_create", initial = initial, {
+            Signal::create(&self.core, initial, kind)
+        })
     }
 
     /// The signal behind an `hsa_signal_t` handle: `INVALID_SIGNAL` for a

@@ -45,13 +45,18 @@ pub(crate) struct Core {
     pub(crate) vmem: crate::vmem::Vmem,
     /// Every GPU agent's `hsa_amd_coherency_type_t`.
     pub(crate) coherency: crate::coherency::Coherency,
+    /// The environment flags read when the runtime opened.
+    pub(crate) flags: crate::flags::Flags,
 }
 
 impl Core {
-    fn open(driver: Box<dyn Driver>, options: &crate::copy::InitOptions) -> Result<Arc<Self>> {
-        let visible = std::env::var("ROCR_VISIBLE_DEVICES").ok();
-        let mut agents = crate::agent::discover(driver.topology(), visible.as_deref())?;
-        let pools = crate::memory::discover_pools(&mut agents);
+    fn open(
+        driver: Box<dyn Driver>,
+        flags: crate::flags::Flags,
+        options: &crate::copy::InitOptions,
+    ) -> Result<Arc<Self>> {
+        let mut agents = crate::agent::discover(driver.topology(), &flags)?;
+        let pools = crate::memory::discover_pools(&mut agents, &flags);
         let gpu_ids: Vec<u32> = agents
             .iter()
             .filter(|a| a.is_gpu())
@@ -76,7 +81,8 @@ impl Core {
             signals: SignalSlabs::default(),
             queues: QueueList::default(),
             scratch: crate::scratch::ScratchCache::default(),
-            copy: crate::copy::CopyEngines::new(options),
+            copy: crate::copy::CopyEngines::new(options, &flags),
+            flags,
             queue_serial: AtomicU64::new(0),
             events: crate::events::Events::default(),
         });
@@ -189,18 +195,42 @@ impl Runtime {
         open: impl FnOnce() -> Result<Box<dyn Driver>>,
         options: crate::copy::InitOptions,
     ) -> Result<Self> {
-        let mut g = GLOBAL.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((count, core)) = g.as_mut() {
-            *count = count.checked_add(1).ok_or_else(|| {
-                Error::new(Status::RefcountOverflow, "hsa_init called 2^32 times")
-            })?;
-            return Ok(Runtime {
-                core: Arc::clone(core),
-            });
-        }
-        let core = Core::open(open()?, &options)?;
-        *g = Some((1, Arc::clone(&core)));
-        Ok(Runtime { core })
+        Self::open_with(open, options, crate::flags::Flags::from_env)
+    }
+
+    /// [`init_with_options`](Self::init_with_options) with `flags`
+    /// instead of the environment's (used only when this call opens the
+    /// runtime).
+    pub fn init_with_flags(
+        open: impl FnOnce() -> Result<Box<dyn Driver>>,
+        options: crate::copy::InitOptions,
+        flags: crate::flags::Flags,
+    ) -> Result<Self> {
+        Self::open_with(open, options, || Ok(flags))
+    }
+
+    fn open_with(
+        open: impl FnOnce() -> Result<Box<dyn Driver>>,
+        options: crate::copy::InitOptions,
+        flags: impl FnOnce() -> Result<crate::flags::Flags>,
+    ) -> Result<Self> {
+        crate::trace::api_call!("hsa_init", {
+            let mut g = GLOBAL.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some((count, core)) = g.as_mut() {
+                *count = count.checked_add(1).ok_or_else(|| {
+                    Error::new(Status::RefcountOverflow, "hsa_init called 2^32 times")
+                })?;
+                return Ok(Runtime {
+                    core: Arc::clone(core),
+                });
+            }
+            // The environment is checked before the device is opened: a
+            // malformed flag fails hsa_init without touching the driver.
+            let flags = flags()?;
+            let core = Core::open(open()?, flags, &options)?;
+            *g = Some((1, Arc::clone(&core)));
+            Ok(Runtime { core })
+        })
     }
 
     /// The number of outstanding `hsa_init`s (0: closed).
@@ -214,6 +244,12 @@ impl Runtime {
 
     /// `hsa_shut_down` (the same as dropping the handle).
     pub fn shut_down(self) {}
+
+    /// The environment flags read when the runtime opened
+    /// ([`crate::flags`]).
+    pub fn flags(&self) -> &crate::flags::Flags {
+        &self.core.flags
+    }
 
     /// Which device the runtime drives.
     pub fn driver_kind(&self) -> driver::DriverKind {
@@ -269,75 +305,91 @@ impl Runtime {
 
     /// `hsa_amd_memory_pool_allocate`.
     pub fn allocate(&self, pool: MemoryPool, size: u64) -> Result<u64> {
-        let p = self.core.pool(pool)?.clone();
-        if !p.runtime_alloc_allowed() {
-            return Err(Error::new(
-                Status::InvalidAllocation,
-                format!(
-                    "pool {} ({:?}) does not allow runtime allocation",
-                    pool.index(),
-                    p.kind
-                ),
-            ));
-        }
-        if size == 0 {
-            return Err(Error::invalid_argument("allocation of 0 bytes"));
-        }
-        if size > p.size {
-            return Err(Error::new(
-                Status::InvalidAllocation,
-                format!(
-                    "{size} bytes exceed pool {} ({} bytes)",
-                    pool.index(),
-                    p.size
-                ),
-            ));
-        }
-        match p.kind {
-            PoolKind::Vram | PoolKind::VramFine => self.core.allocations.allocate(
-                &*self.core.driver,
-                Some(pool.index()),
-                p.kind,
-                Some(p.gpu_id),
-                &[],
-                size,
-                4096,
-            ),
-            _ => self.core.allocations.allocate(
-                &*self.core.driver,
-                Some(pool.index()),
-                p.kind,
-                None,
-                &self.core.gpu_ids,
-                size,
-                4096,
-            ),
-        }
+        crate::trace::api_call!(
+            "hsa_amd_memory_pool_allocate",
+            pool = pool.handle(),
+            size = size,
+            {
+                let p = self.core.pool(pool)?.clone();
+                if !p.runtime_alloc_allowed() {
+                    return Err(Error::new(
+                        Status::InvalidAllocation,
+                        format!(
+                            "pool {} ({:?}) does not allow runtime allocation",
+                            pool.index(),
+                            p.kind
+                        ),
+                    ));
+                }
+                if size == 0 {
+                    return Err(Error::invalid_argument("allocation of 0 bytes"));
+                }
+                if size > p.size {
+                    return Err(Error::new(
+                        Status::InvalidAllocation,
+                        format!(
+                            "{size} bytes exceed pool {} ({} bytes)",
+                            pool.index(),
+                            p.size
+                        ),
+                    ));
+                }
+                match p.kind {
+                    PoolKind::Vram | PoolKind::VramFine => self.core.allocations.allocate(
+                        &*self.core.driver,
+                        Some(pool.index()),
+                        p.kind,
+                        Some(p.gpu_id),
+                        &[],
+                        size,
+                        4096,
+                    ),
+                    _ => self.core.allocations.allocate(
+                        &*self.core.driver,
+                        Some(pool.index()),
+                        p.kind,
+                        None,
+                        &self.core.gpu_ids,
+                        size,
+                        4096,
+                    ),
+                }
+            }
+        )
     }
 
     /// `hsa_amd_memory_pool_free`.
     pub fn free(&self, ptr: u64) -> Result<()> {
-        self.core.free(ptr)
+        crate::trace::api_call!("hsa_amd_memory_pool_free", ptr = ptr, {
+            self.core.free(ptr)
+        })
     }
 
     /// `hsa_amd_agents_allow_access`: `agents` may use the allocation at `ptr`.
     pub fn allow_access(&self, agents: &[Agent], ptr: u64) -> Result<()> {
-        // hsa_ext_amd.h: num_agents 0 is INVALID_ARGUMENT.
-        if agents.is_empty() {
-            return Err(Error::invalid_argument(
-                "hsa_amd_agents_allow_access: no agents",
-            ));
-        }
-        let mut gpus = Vec::new();
-        for &a in agents {
-            let r = self.core.agent(a)?;
-            if r.is_gpu() {
-                gpus.push(r.gpu_id);
+        crate::trace::api_call!(
+            "hsa_amd_agents_allow_access",
+            agents = agents.len(),
+            ptr = ptr,
+            {
+                // hsa_ext_amd.h: num_agents 0 is INVALID_ARGUMENT.
+                if agents.is_empty() {
+                    return Err(Error::invalid_argument(
+                        "hsa_amd_agents_allow_access: no agents",
+                    ));
+                }
+                let mut gpus = Vec::new();
+                for &a in agents {
+                    let r = self.core.agent(a)?;
+                    if r.is_gpu() {
+                        gpus.push(r.gpu_id);
+                    }
+                }
+                self.core
+                    .allocations
+                    .allow_access(&*self.core.driver, ptr, &gpus)
             }
-        }
-        self.core
-            .allocations
-            .allow_access(&*self.core.driver, ptr, &gpus)
+        )
     }
 
     /// The allocation holding `ptr` (`hsa_amd_pointer_info`).
@@ -391,14 +443,16 @@ impl Runtime {
         callback: Option<ErrorCallback>,
         private_segment_size: u32,
     ) -> Result<Queue> {
-        Queue::create(
-            &self.core,
-            agent,
-            size,
-            kind,
-            callback,
-            private_segment_size,
-        )
+        crate::trace::api_call!("hsa_queue_create", agent = agent.handle(), size = size, {
+            Queue::create(
+                &self.core,
+                agent,
+                size,
+                kind,
+                callback,
+                private_segment_size,
+            )
+        })
     }
 
     /// Live allocations (for leak checks).
@@ -424,6 +478,8 @@ impl Runtime {
 
 impl Drop for Runtime {
     fn drop(&mut self) {
+        #[cfg(feature = "tracing")]
+        let _span = tracing::info_span!("hsa_shut_down").entered();
         let mut g = GLOBAL.lock().unwrap_or_else(|p| p.into_inner());
         let last = match g.as_mut() {
             Some((count, core)) if Arc::ptr_eq(core, &self.core) => {

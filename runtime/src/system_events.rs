@@ -183,7 +183,7 @@ pub(crate) fn memory_fault(core: &Core, f: &MemoryFault) {
     if handled {
         return;
     }
-    if std::env::var("HSA_ENABLE_VM_FAULT_MESSAGE").as_deref() != Ok("0") {
+    if core.flags.enable_vm_fault_message {
         eprintln!("{}", fault_message(node, agent, f));
     }
     if sys.abort_unhandled.load(Ordering::Acquire) {
