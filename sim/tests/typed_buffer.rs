@@ -663,3 +663,50 @@ fn gds_and_gws_operations_fault_naming_why() {
         "{what}"
     );
 }
+
+#[test]
+fn gfx942_global_load_lds_writes_lds_at_m0_plus_the_offset_per_lane() {
+    let dev = sim::SimBuilder::new()
+        .board(sim::Board::Mi300x)
+        .gpus(1)
+        .workers(1)
+        .build();
+    let c = Client::with(dev);
+    let q = Queue::new(&c, 0);
+    let co = c.load("tests/kernels/lds_gfx942.co");
+    let (bin, bout) = (c.buffer(4096), c.buffer(4096));
+    let mut rng = Rng(0x5eed_1234);
+    let input: Vec<u8> = (0..4096).map(|_| rng.next() as u8).collect();
+    bin.write(0, &input);
+    bout.write_u32s(0, &[0x5555_5555; 1024]);
+    let r = dispatch(
+        &c,
+        &q,
+        &co.kernels["global_lds"],
+        &[Arg::Ptr(bin.va), Arg::Ptr(bout.va)],
+        Geometry::linear(64, 64),
+    );
+    assert!(matches!(r, Outcome::Done), "{r:?}");
+    let lds = bout.read_u32s(0, 256);
+    let word = |a: usize| u32::from_le_bytes(input[a..a + 4].try_into().unwrap());
+    let short = |l: usize| u16::from_le_bytes([input[2 * l], input[2 * l + 1]]);
+    for l in 0..64 {
+        assert_eq!(lds[l], word(4 * l), "dword lane {l}");
+        let want = if (16..32).contains(&l) {
+            0xdead_beef
+        } else {
+            u32::from(input[4 * l + 8])
+        };
+        assert_eq!(lds[64 + l], want, "ubyte lane {l}");
+        assert_eq!(
+            lds[128 + l],
+            short(l) as i16 as i32 as u32,
+            "sshort lane {l}"
+        );
+    }
+    assert!(lds[0xc0..0xd0].iter().all(|&v| v == 0xdead_beef));
+    for l in 0..48 {
+        assert_eq!(lds[0xd0 + l], u32::from(short(l)), "ushort lane {l}");
+    }
+    assert!(bout.read_u32s(1024, 768).iter().all(|&v| v == 0x5555_5555));
+}

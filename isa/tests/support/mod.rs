@@ -39,6 +39,7 @@ pub fn corpus_code_objects() -> Vec<PathBuf> {
         "sim/tests/kernels/mfma.co",
         "sim/tests/kernels/hip.co",
         "sim/tests/kernels/tbuf.co",
+        "sim/tests/kernels/lds_gfx942.co",
     ] {
         files.push(root.join(co));
     }

@@ -134,6 +134,9 @@ pub fn fidelity(op: Opcode) -> Fidelity {
         S_MEMTIME | S_MEMREALTIME => Fidelity::Approximate(CLOCK),
         _ if name.starts_with("v_mfma_") && !name.contains("i8") => Fidelity::Approximate(MFMA),
         _ if name.contains("_load_format_") => Fidelity::Approximate(TYPED),
+        // Decoded and claimed by `ds`, but always the GDS/GWS fault.
+        DS_ORDERED_COUNT => Fidelity::Missing,
+        _ if name.starts_with("ds_gws_") => Fidelity::Missing,
         _ => Fidelity::Exact,
     }
 }
