@@ -710,3 +710,34 @@ fn gfx942_global_load_lds_writes_lds_at_m0_plus_the_offset_per_lane() {
     }
     assert!(bout.read_u32s(1024, 768).iter().all(|&v| v == 0x5555_5555));
 }
+
+#[test]
+fn buffer_store_lds_dword_stores_the_lds_dword_of_each_lane() {
+    let c = Client::new(1);
+    let q = Queue::new(&c, 0);
+    let co = c.load(TBUF_CO);
+    let out = c.buffer(4096);
+    out.write_u32s(0, &[0x5555_5555; 1024]);
+    // ADD_TID_ENABLE (word 3 bit 23), stride 4, 64 records.
+    let w = [
+        out.va as u32,
+        ((out.va >> 32) as u32 & 0xffff) | (4 << 16),
+        64,
+        IDENTITY | 4 << 15 | 4 << 12 | 1 << 23,
+    ];
+    let r = dispatch(
+        &c,
+        &q,
+        &co.kernels["lds_store"],
+        &[Arg::Bytes(w.iter().flat_map(|x| x.to_le_bytes()).collect())],
+        Geometry::linear(64, 64),
+    );
+    assert!(matches!(r, Outcome::Done), "{r:?}");
+    let got = out.read_u32s(0, 80);
+    assert_eq!(got[0], 0x5555_5555);
+    for l in 0..64 {
+        // LDS byte 0x44 + 4l is dword 0x11 + l.
+        assert_eq!(got[1 + l], (0x11 + l as u32) * 3 + 7, "lane {l}");
+    }
+    assert!(got[65..].iter().all(|&v| v == 0x5555_5555));
+}

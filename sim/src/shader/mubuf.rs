@@ -17,7 +17,8 @@
 //! read 0 and stores are dropped. Every dword is addressed on its own.
 //!
 //! The `lds` forms (word 0 bit 16: `buffer_load_{ubyte,sbyte,ushort,
-//! sshort,dword,format_x} ... lds`) put each enabled lane's dword (the one
+//! sshort,dword,format_x} ... lds`, and `buffer_store_lds_dword`, which
+//! stores the LDS dword the same address names) put each enabled lane's dword (the one
 //! the VGPR form would get: zero/sign extended, 0 out of range) in the
 //! work-group's LDS instead of a VGPR, at `M0[15:0] + inst_offset + lane *
 //! 4` (Vega / CDNA ISA "Memory Buffer Load to LDS": `LDS_ADDR = LDSbase +
@@ -374,6 +375,7 @@ pub(crate) fn lds_form(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow
             let base = lds_base(w, i);
             return super::tbuf::load_to_lds(w, i, ctx, base);
         }
+        BUFFER_STORE_LDS_DWORD => return store_from_lds(w, i, ctx),
         // No other MUBUF opcode has an `lds` form (llvm-mc-19 rejects it).
         _ => {
             return Err(Fault::Illegal {
@@ -420,6 +422,32 @@ pub(crate) fn lds_form(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow
     Ok(Flow::Next)
 }
 
+/// `buffer_store_lds_dword ... lds`: each enabled lane's LDS dword at
+/// M0[15:0] + the instruction offset + 4 * lane (0 past the allocation)
+/// is stored at the lane's buffer address (Vega ISA: "store one DWORD
+/// from LDS memory to system memory without utilizing VGPRs").
+fn store_from_lds(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
+    let base = lds_base(w, i);
+    let r = rsrc(w, i);
+    let so = soffset(w, i);
+    let (idx, off) = index_offset(w, i)?;
+    let exec = w.exec();
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let at = base as usize + 4 * l;
+        let mut v = [0u8; 4];
+        if let Some(src) = ctx.lds.get(at..at + 4) {
+            v.copy_from_slice(src);
+        }
+        if let Some(a) = address(&r, so, l, idx[l], off[l], 4) {
+            ctx.mem.write_bytes(a, &v).map_err(Fault::Memory)?;
+        }
+    }
+    Ok(Flow::Next)
+}
+
 /// The LDS address of lane 0 of an `lds` form: M0[15:0] (LDS_offset) +
 /// the instruction offset.
 fn lds_base(w: &Wave, i: &Inst) -> u32 {
@@ -458,6 +486,10 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
     let name = op.name();
     if (name.starts_with("buffer_") || name.starts_with("tbuffer_")) && name.contains("_format_") {
         return Some(super::tbuf::exec);
+    }
+    if op == BUFFER_STORE_LDS_DWORD {
+        // Always with the lds bit, which `lower` routes to `lds_form`.
+        return Some(lds_form);
     }
     if !name.starts_with("buffer_") || name.contains("_lds_") {
         return None;

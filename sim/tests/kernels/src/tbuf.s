@@ -147,6 +147,28 @@ gws_init:
 .Lend5:
 .size gws_init, .Lend5-gws_init
 
+// lds_store(rout): LDS dword k = k * 3 + 7 (the first 128), then
+// buffer_store_lds_dword with M0 0x40 and offset 4 through rout (a V# with
+// ADD_TID_ENABLE, stride 4): lane i stores LDS[0x44 + 4i] at rout + 4i + 4.
+.globl lds_store
+.p2align 8
+.type lds_store,@function
+lds_store:
+  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  v_lshlrev_b32 v1, 2, v0
+  v_mad_u32_u24 v2, v0, 3, 7
+  ds_write_b32 v1, v2
+  v_add_u32 v3, 64, v0
+  v_mad_u32_u24 v2, v3, 3, 7
+  ds_write_b32 v1, v2 offset:256
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 m0, 0x40
+  buffer_store_lds_dword s[4:7], 0 offset:4 lds
+  s_waitcnt vmcnt(0)
+  s_endpgm
+.Lend6:
+.size lds_store, .Lend6-lds_store
+
 .rodata
 .p2align 6
 .amdhsa_kernel typed_buffer
@@ -188,6 +210,16 @@ gws_init:
   .amdhsa_next_free_vgpr 4
   .amdhsa_next_free_sgpr 8
   .amdhsa_accum_offset 4
+.end_amdhsa_kernel
+
+.p2align 6
+.amdhsa_kernel lds_store
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_next_free_vgpr 4
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 4
+  .amdhsa_kernarg_size 16
+  .amdhsa_group_segment_fixed_size 512
 .end_amdhsa_kernel
 
 .amdgpu_metadata
@@ -258,5 +290,17 @@ amdhsa.kernels:
     .sgpr_count: 8
     .vgpr_count: 4
     .max_flat_workgroup_size: 64
+  - .name: lds_store
+    .symbol: lds_store.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 16
+    .group_segment_fixed_size: 512
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 8
+    .vgpr_count: 4
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .name: rout, .offset: 0, .size: 16, .value_kind: by_value }
 ...
 .end_amdgpu_metadata
