@@ -467,7 +467,7 @@ fn permute(w: &mut Wave, i: &Inst, backward: bool) -> Result<Flow, Fault> {
 
 fn exec_ds(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
     use Rmw::*;
-    if i.op.name().starts_with("ds_gws_") || i.mods.gds {
+    if i.mods.gds {
         return Err(gds_fault(i));
     }
     let at = |w: &mut Wave, ctx: &mut Ctx<'_>, op, wide, ret| atomic(w, i, ctx, op, wide, ret);
@@ -677,6 +677,9 @@ fn gds_fault(i: &Inst) -> Fault {
 /// and `condxchg` forms are not implemented; GDS and GWS fault, `gds_fault`).
 pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
     let name = op.name();
+    if name.starts_with("ds_gws_") {
+        return Some(|_, i, _| Err(gds_fault(i)));
+    }
     if !name.starts_with("ds_")
         || name.contains("_src2_")
         || matches!(
