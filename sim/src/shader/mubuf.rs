@@ -16,15 +16,15 @@
 //! `num_records` bytes for stride 0, else index past `num_records`) loads
 //! read 0 and stores are dropped. Every dword is addressed on its own.
 //!
-//! The `lds` forms (word 0 bit 16: `buffer_load_{ubyte,sbyte,ushort,
-//! sshort,dword,format_x} ... lds`, and `buffer_store_lds_dword`, which
-//! stores the LDS dword the same address names) put each enabled lane's dword (the one
-//! the VGPR form would get: zero/sign extended, 0 out of range) in the
-//! work-group's LDS instead of a VGPR, at `M0[15:0] + inst_offset + lane *
-//! 4` (Vega / CDNA ISA "Memory Buffer Load to LDS": `LDS_ADDR = LDSbase +
-//! LDS_offset + inst_offset + TID * 4`, LDS_offset from M0; the memory
-//! address is the plain form's); a dword past the work-group's LDS
-//! allocation is dropped, as a DS write there is.
+//! The `lds` forms (word 0 bit 16) address the work-group's LDS at
+//! `M0[15:0] + inst_offset + lane * 4` (Vega / CDNA ISA "Memory Buffer
+//! Load to LDS": `LDS_ADDR = LDSbase + LDS_offset + inst_offset + TID *
+//! 4`, LDS_offset from M0) besides the plain form's memory address:
+//! `buffer_load_{ubyte,sbyte,ushort,sshort,dword,format_x} ... lds` put
+//! each enabled lane's dword there (the one the VGPR form would get: zero
+//! or sign extended, converted, 0 out of range) instead of in a VGPR, and
+//! `buffer_store_lds_dword` stores the dword found there. An LDS dword
+//! past the work-group's allocation is dropped (reads 0), as for DS.
 
 use isa::Opcode::{self, *};
 
