@@ -539,7 +539,7 @@ fn store(
     if lay.packed && n < lay.comps {
         return Err(Fault::Illegal {
             mnemonic: format!(
-                "{} of {n} components to the {}-component packed data format {dfmt}",
+                "{} storing {n} of the {} components of packed data format {dfmt}",
                 i.mnemonic(),
                 lay.comps
             ),
