@@ -281,8 +281,9 @@ fn sendmsg(f: &mut fmt::Formatter<'_>, v: u16) -> fmt::Result {
 
 /// `ds_swizzle_b32`'s offset (AMDGPUInstPrinter::printSwizzle's forms).
 fn swizzle(f: &mut fmt::Formatter<'_>, v: u16) -> fmt::Result {
-    if v & 0xc000 == 0xc000 {
-        // QUAD_PERM: four 2-bit lane selects.
+    if v & 0xff00 == 0x8000 {
+        // QUAD_PERM (bits [15:8] = 0x80, as printSwizzle's QUAD_PERM_ENC
+        // under its mask 0xff00): four 2-bit lane selects.
         return write!(
             f,
             "swizzle(QUAD_PERM,{},{},{},{})",

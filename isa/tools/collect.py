@@ -46,12 +46,20 @@ CLASSES = {
               "src1": (41, 9, [304, 48, 248]), "src2": (50, 9, [320, 64, 248])}),
 }
 
+# The DS operations that exist only with the gds bit set (the `ds_gws_*`
+# global wave sync ones, which LLVM prints with a fixed `gds`): probed with
+# bit 16 set, in the same table (gen.py takes the first class that decodes).
+CLASSES["ds_gds"] = (64, 0xD8010000, 0xFC010000, 17, 8, 0x100,
+                     {"addr": (32, 8, [16]), "data0": (40, 8, [32]), "data1": (48, 8, [48]),
+                      "vdst": (56, 8, [64])})
+
 # Classes that share one decoder table, told apart by selector bits the
 # decoder reads (FLAT segment, lds/sve bit, `saddr` = off, the returning
 # atomics' glc; MUBUF offen/idxen/lds; SDWA and DPP by the VOP encoding they
 # extend). TABLE_OF[class] = (table, variant): an entry's key in its table
 # is opcode | variant << 10.
 TABLE_OF = {c: (c, 0) for c in CLASSES}
+TABLE_OF["ds_gds"] = ("ds", 0)
 
 MEM_FIELDS = {"vaddr": (32, 8, [16]), "vdata": (40, 8, [32]), "vdst": (56, 8, [64])}
 

@@ -35,7 +35,12 @@ pub fn corpus_code_objects() -> Vec<PathBuf> {
     ] {
         files.extend(code_objects_in(&root.join(dir)));
     }
-    for co in ["sim/tests/kernels/mfma.co", "sim/tests/kernels/hip.co"] {
+    for co in [
+        "sim/tests/kernels/mfma.co",
+        "sim/tests/kernels/hip.co",
+        "sim/tests/kernels/tbuf.co",
+        "sim/tests/kernels/lds_gfx942.co",
+    ] {
         files.push(root.join(co));
     }
     assert!(

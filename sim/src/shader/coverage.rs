@@ -116,8 +116,10 @@ pub fn fidelity(op: Opcode) -> Fidelity {
                          sim's start, not a hardware counter";
     const MFMA: &str = "accumulated in k order with a rounding per step; equals the hardware \
                         where every partial sum is exact (integer forms exact)";
-    const TYPED: &str = "normalised formats correctly rounded from the exact value; the \
-                         hardware's rounding of them is not documented to the bit";
+    const TYPED: &str = "normalised formats correctly rounded from the exact value, stores \
+                         clamped and rounded to nearest even, the 10/11-bit floats' negative \
+                         and overflow cases ours; the hardware's rounding of them is not \
+                         documented to the bit";
     if super::handler(op).is_none() {
         return Fidelity::Missing;
     }
@@ -133,7 +135,12 @@ pub fn fidelity(op: Opcode) -> Fidelity {
         }
         S_MEMTIME | S_MEMREALTIME => Fidelity::Approximate(CLOCK),
         _ if name.starts_with("v_mfma_") && !name.contains("i8") => Fidelity::Approximate(MFMA),
-        _ if name.contains("_load_format_") => Fidelity::Approximate(TYPED),
+        _ if name.contains("_load_format_") || name.contains("_store_format_") => {
+            Fidelity::Approximate(TYPED)
+        }
+        // Decoded and claimed by `ds`, but always the GDS/GWS fault.
+        DS_ORDERED_COUNT => Fidelity::Missing,
+        _ if name.starts_with("ds_gws_") => Fidelity::Missing,
         _ => Fidelity::Exact,
     }
 }

@@ -468,8 +468,7 @@ fn permute(w: &mut Wave, i: &Inst, backward: bool) -> Result<Flow, Fault> {
 fn exec_ds(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
     use Rmw::*;
     if i.mods.gds {
-        // The global data share is not modelled.
-        return super::illegal(w, i, ctx);
+        return Err(gds_fault(i));
     }
     let at = |w: &mut Wave, ctx: &mut Ctx<'_>, op, wide, ret| atomic(w, i, ctx, op, wide, ret);
     match i.op {
@@ -649,10 +648,38 @@ fn exec_ds(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
     }
 }
 
-/// The handler of a DS operation (GDS and the `src2`, `append`/`consume`,
-/// `addtid` and `condxchg` forms are not implemented).
+/// The fault of a GDS or GWS operation (ARCHITECTURE.md, shader core,
+/// "GDS and GWS"). gfx90a and gfx94x have no GDS memory (amdgpu
+/// `gfx_v9_0_set_gds_init`, `gfx_v9_4_3_set_gds_init`: "removed all the
+/// GDS internal memory, only support GWS opcode"; LLVM 19 has no `gds` bit
+/// on them), so a DS operation with the bit set is not an instruction of
+/// theirs; on the older GFX9 parts amdgpu gives every VMID no GDS
+/// (`gfx_v9_0_init_gds_vmid`) and amdkfd allocates none to a compute
+/// queue, so no KFD kernel has GDS to access either. The `ds_gws_*` global wave sync operations are: their
+/// resources are the queue's only when amdkfd allocated them
+/// (AMDKFD_IOC_ALLOC_QUEUE_GWS; every VMID starts with none), and the sim
+/// does not model them (a barrier across work-groups needs them all
+/// resident, the sim runs work-groups one after the other per worker).
+fn gds_fault(i: &Inst) -> Fault {
+    let why = if i.op.name().starts_with("ds_gws_") {
+        "global wave sync is not modelled by the sim"
+    } else {
+        "GDS access: no GDS memory (none on gfx90a/gfx94x, none allocated to KFD queues \
+         on the others)"
+    };
+    Fault::Illegal {
+        mnemonic: format!("{} gds ({why})", i.mnemonic()),
+        pc: i.pc,
+    }
+}
+
+/// The handler of a DS operation (the `src2`, `append`/`consume`, `addtid`
+/// and `condxchg` forms are not implemented; GDS and GWS fault, `gds_fault`).
 pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
     let name = op.name();
+    if name.starts_with("ds_gws_") {
+        return Some(|_, i, _| Err(gds_fault(i)));
+    }
     if !name.starts_with("ds_")
         || name.contains("_src2_")
         || matches!(

@@ -3,7 +3,7 @@
 //! for the scratch V# (private segment buffer) and for raw buffers; the
 //! cache-control ones (`buffer_wbinvl1*`, `buffer_wbl2`, `buffer_inv*`)
 //! have nothing to do. The typed forms (`*_format_*`, MTBUF) are in
-//! `tbuf`; `lds` is not implemented.
+//! `tbuf`.
 //!
 //! Addressing (Vega ISA "Buffer Instructions"): V# base [47:0], stride
 //! [61:48], `num_records` (word 2), SWIZZLE_ENABLE (word 1 bit 31),
@@ -15,6 +15,16 @@
 //! soffset + index * stride + offset`. Out of range (offset past
 //! `num_records` bytes for stride 0, else index past `num_records`) loads
 //! read 0 and stores are dropped. Every dword is addressed on its own.
+//!
+//! The `lds` forms (word 0 bit 16) address the work-group's LDS at
+//! `M0[15:0] + inst_offset + lane * 4` (Vega / CDNA ISA "Memory Buffer
+//! Load to LDS": `LDS_ADDR = LDSbase + LDS_offset + inst_offset + TID *
+//! 4`, LDS_offset from M0) besides the plain form's memory address:
+//! `buffer_load_{ubyte,sbyte,ushort,sshort,dword,format_x} ... lds` put
+//! each enabled lane's dword there (the one the VGPR form would get: zero
+//! or sign extended, converted, 0 out of range) instead of in a VGPR, and
+//! `buffer_store_lds_dword` stores the dword found there. An LDS dword
+//! past the work-group's allocation is dropped (reads 0), as for DS.
 
 use isa::Opcode::{self, *};
 
@@ -351,13 +361,97 @@ fn exec_mubuf(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> 
     }
 }
 
-/// The `lds` forms (`buffer_load_dword ... lds`): an illegal-instruction
-/// fault (not implemented; they must not run as the plain load).
-pub(crate) fn lds_form(_: &mut Wave, i: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
-    Err(Fault::Illegal {
-        mnemonic: format!("{} (lds form)", i.mnemonic()),
-        pc: i.pc,
-    })
+/// The `lds` forms (`buffer_load_dword ... lds`, the module's doc): the
+/// loaded dwords go to LDS at M0[15:0] + the instruction offset + 4 per
+/// lane.
+pub(crate) fn lds_form(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
+    let kind = match i.op {
+        BUFFER_LOAD_UBYTE => Load::U8,
+        BUFFER_LOAD_SBYTE => Load::I8,
+        BUFFER_LOAD_USHORT => Load::U16,
+        BUFFER_LOAD_SSHORT => Load::I16,
+        BUFFER_LOAD_DWORD => Load::Dwords(1),
+        BUFFER_LOAD_FORMAT_X => {
+            let base = lds_base(w, i);
+            return super::tbuf::load_to_lds(w, i, ctx, base);
+        }
+        BUFFER_STORE_LDS_DWORD => return store_from_lds(w, i, ctx),
+        // No other MUBUF opcode has an `lds` form (llvm-mc-19 rejects it).
+        _ => {
+            return Err(Fault::Illegal {
+                mnemonic: format!("{} (lds form)", i.mnemonic()),
+                pc: i.pc,
+            });
+        }
+    };
+    let base = lds_base(w, i);
+    let r = rsrc(w, i);
+    let so = soffset(w, i);
+    let (idx, off) = index_offset(w, i)?;
+    let exec = w.exec();
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let n = match kind {
+            Load::U8 | Load::I8 => 1,
+            Load::U16 | Load::I16 => 2,
+            _ => 4,
+        };
+        let v = match address(&r, so, l, idx[l], off[l], n) {
+            None => 0,
+            Some(a) => {
+                let mut b = [0u8; 4];
+                ctx.mem
+                    .read_bytes(a, &mut b[..n as usize])
+                    .map_err(Fault::Memory)?;
+                let v = u32::from_le_bytes(b);
+                match kind {
+                    Load::I8 => v as u8 as i8 as i32 as u32,
+                    Load::I16 => v as u16 as i16 as i32 as u32,
+                    _ => v,
+                }
+            }
+        };
+        let at = base as usize + 4 * l;
+        // Past the work-group's allocation: dropped.
+        if let Some(dst) = ctx.lds.get_mut(at..at + 4) {
+            dst.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `buffer_store_lds_dword ... lds`: each enabled lane's LDS dword at
+/// M0[15:0] + the instruction offset + 4 * lane (0 past the allocation)
+/// is stored at the lane's buffer address (Vega ISA: "store one DWORD
+/// from LDS memory to system memory without utilizing VGPRs").
+fn store_from_lds(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
+    let base = lds_base(w, i);
+    let r = rsrc(w, i);
+    let so = soffset(w, i);
+    let (idx, off) = index_offset(w, i)?;
+    let exec = w.exec();
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let at = base as usize + 4 * l;
+        let mut v = [0u8; 4];
+        if let Some(src) = ctx.lds.get(at..at + 4) {
+            v.copy_from_slice(src);
+        }
+        if let Some(a) = address(&r, so, l, idx[l], off[l], 4) {
+            ctx.mem.write_bytes(a, &v).map_err(Fault::Memory)?;
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// The LDS address of lane 0 of an `lds` form: M0[15:0] (LDS_offset) +
+/// the instruction offset.
+fn lds_base(w: &Wave, i: &Inst) -> u32 {
+    (w.m0() & 0xffff) + (i.mods.offset as u32 & 0xfff)
 }
 
 /// The V# of `i` (for the typed forms, `tbuf`).
@@ -392,6 +486,10 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
     let name = op.name();
     if (name.starts_with("buffer_") || name.starts_with("tbuffer_")) && name.contains("_format_") {
         return Some(super::tbuf::exec);
+    }
+    if op == BUFFER_STORE_LDS_DWORD {
+        // Always with the lds bit, which `lower` routes to `lds_form`.
+        return Some(lds_form);
     }
     if !name.starts_with("buffer_") || name.contains("_lds_") {
         return None;

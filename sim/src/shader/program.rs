@@ -443,7 +443,7 @@ impl Program {
                     inst.exec = super::dpp::exec;
                 }
                 // The MUBUF `lds` forms (word 0 bit 16) share the opcode of
-                // the plain load: not implemented, so not run as one.
+                // the plain load: `lds_form` runs them (to LDS, not VGPRs).
                 Encoding::Mubuf if inst.decoded.as_ref().is_ok_and(|d| d.raw() >> 16 & 1 != 0) => {
                     inst.exec = super::mubuf::lds_form
                 }

@@ -1,6 +1,7 @@
 //! Vector memory through FLAT, GLOBAL and SCRATCH instructions: loads and
 //! stores of every width (bytes, shorts with sign and `d16`/`d16_hi`
-//! halves, 1-4 dwords) and the atomics (32/64-bit integer ops with and
+//! halves, 1-4 dwords), gfx94x's loads to LDS (`*_load_lds_*`) and the
+//! atomics (32/64-bit integer ops with and
 //! without return, `cmpswap`, gfx90a's float `add_f32`/`add_f64`/
 //! `min_f64`/`max_f64`/`pk_add_f16`/`pk_add_bf16`).
 //!
@@ -384,6 +385,42 @@ fn load<const SEG: u8, const KIND: u8>(
             }
         };
         w.v[usize::from(d)][l] = v;
+    }
+    Ok(Flow::Next)
+}
+
+/// gfx94x's `global_load_lds_*` / `scratch_load_lds_*`: each enabled
+/// lane's dword (the one the VGPR form would get, zero/sign extended) goes
+/// to the work-group's LDS at `M0[15:0] + inst_offset + lane * 4`, as the
+/// MUBUF `lds` forms (the immediate offset applies to both addresses, as
+/// LLVM's `int_amdgcn_global_load_lds` documents); the memory address is
+/// the plain load's. A dword past the LDS allocation is dropped.
+fn load_lds<const SEG: u8, const KIND: u8>(
+    w: &mut Wave,
+    i: &Inst,
+    ctx: &mut Ctx<'_>,
+) -> Result<Flow, Fault> {
+    let exec = w.exec();
+    let n = load_bytes(KIND);
+    let t = targets::<SEG>(w, i)?;
+    let base = (w.m0() & 0xffff).wrapping_add(i.mods.offset as u32);
+    let mut buf = [0u8; 4];
+    for l in 0..LANES {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        read(ctx, w, t[l], l, &mut buf[..n])?;
+        let v = match KIND {
+            UBYTE => u32::from(buf[0]),
+            SBYTE => buf[0] as i8 as i32 as u32,
+            USHORT => u32::from(u16::from_le_bytes([buf[0], buf[1]])),
+            SSHORT => i16::from_le_bytes([buf[0], buf[1]]) as i32 as u32,
+            _ => u32::from_le_bytes(buf),
+        };
+        let at = base.wrapping_add(4 * l as u32) as usize;
+        if let Some(dst) = ctx.lds.get_mut(at..at + 4) {
+            dst.copy_from_slice(&v.to_le_bytes());
+        }
     }
     Ok(Flow::Next)
 }
@@ -826,6 +863,21 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
     } else {
         return None;
     };
+    if let Some(k) = rest.strip_prefix("load_lds_") {
+        let kind = match k {
+            "ubyte" => UBYTE,
+            "sbyte" => SBYTE,
+            "ushort" => USHORT,
+            "sshort" => SSHORT,
+            "dword" => DWORD,
+            _ => return None,
+        };
+        return match seg {
+            GLOBAL => kinds!(load_lds, GLOBAL, kind, UBYTE SBYTE USHORT SSHORT DWORD),
+            SCRATCH => kinds!(load_lds, SCRATCH, kind, UBYTE SBYTE USHORT SSHORT DWORD),
+            _ => None,
+        };
+    }
     if let Some(k) = rest.strip_prefix("load_") {
         let kind = match k {
             "ubyte" => UBYTE,
@@ -842,7 +894,6 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
             "sbyte_d16_hi" => SBYTE_D16_HI,
             "short_d16" => SHORT_D16,
             "short_d16_hi" => SHORT_D16_HI,
-            // `*_load_lds_*` (to LDS through M0) is not implemented.
             _ => return None,
         };
         return match seg {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the shader-core conformance code objects from src/*.cl with LLVM 19
-# (Debian packages clang-19, lld-19) and src/*.s with llvm-mc-19: gfx90a,
+# (Debian packages clang-19, lld-19) and src/*.s with llvm-mc-19: gfx90a
+# (src/*_gfx942.s: gfx942),
 # code object v5, one object per source. Usage: sim/tests/kernels/build.sh. The objects are committed.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -24,8 +25,11 @@ LLD=${LLD:-ld.lld-19}
 for src in src/*.s; do
     [ -e "$src" ] || continue
     name=$(basename "$src" .s)
+    # *_gfx942.s: MI300 code (gfx942-only instructions), the rest gfx90a.
+    mcpu=gfx90a
+    case "$name" in *_gfx942) mcpu=gfx942 ;; esac
     tmp=$(mktemp)
-    "$MC" -triple=amdgcn-amd-amdhsa -mcpu=gfx90a -filetype=obj "$src" -o "$tmp"
+    "$MC" -triple=amdgcn-amd-amdhsa -mcpu="$mcpu" -filetype=obj "$src" -o "$tmp"
     "$LLD" -shared "$tmp" -o "$name.co"
     rm -f "$tmp"
 done
