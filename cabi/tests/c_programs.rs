@@ -124,3 +124,29 @@ fn an_unhandled_gpu_memory_fault_prints_rocrs_message_and_aborts() {
         "{stderr}"
     );
 }
+
+/// `svm.c`, built once for the two tests that run it.
+fn svm() -> std::path::PathBuf {
+    static PROG: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    PROG.get_or_init(|| gcc("svm", &["svm.c"], &[])).clone()
+}
+
+#[test]
+fn svm_attributes_prefetch_and_a_kernel_reading_malloced_memory() {
+    let out = run_ok(on_ours(&svm()).arg(kernels()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("svm: attributes set and read back, prefetch after a dependency, kernel reading malloc'ed memory: ok"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn svm_memory_without_gpu_access_faults() {
+    let out = run_ok(on_ours(&svm()).arg(kernels()).arg("revoked"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("svm revoked: fault at the page of the malloc'ed input"),
+        "{stdout}"
+    );
+}

@@ -165,6 +165,13 @@ pub trait Driver: Send + Sync + 'static {
     fn unmap_from_gpus(&self, handle: u64, gpu_ids: &[u32]) -> kfd::Result<()>;
     /// `AMDKFD_IOC_SVM` `SET_ATTR` of the page-aligned range.
     fn svm_set_attr(&self, start: u64, size: u64, attrs: &[raw::SvmAttribute]) -> kfd::Result<()>;
+    /// `AMDKFD_IOC_SVM` `GET_ATTR`: the driver overwrites each pair.
+    fn svm_get_attr(
+        &self,
+        start: u64,
+        size: u64,
+        attrs: &mut [raw::SvmAttribute],
+    ) -> kfd::Result<()>;
     /// Maps a buffer for the CPU at exactly `addr` through the render node
     /// of `gpu_id` (acquired first).
     ///
@@ -347,6 +354,15 @@ impl<D: KfdDevice> Driver for KfdDriver<D> {
 
     fn svm_set_attr(&self, start: u64, size: u64, attrs: &[raw::SvmAttribute]) -> kfd::Result<()> {
         self.kfd.svm_set_attr(start, size, attrs)
+    }
+
+    fn svm_get_attr(
+        &self,
+        start: u64,
+        size: u64,
+        attrs: &mut [raw::SvmAttribute],
+    ) -> kfd::Result<()> {
+        self.kfd.svm_get_attr(start, size, attrs)
     }
 
     unsafe fn map_cpu_at(

@@ -45,6 +45,8 @@ pub(crate) struct Core {
     pub(crate) vmem: crate::vmem::Vmem,
     /// Every GPU agent's `hsa_amd_coherency_type_t`.
     pub(crate) coherency: crate::coherency::Coherency,
+    /// The SVM prefetches in flight (`hsa_amd_svm_prefetch_async`).
+    pub(crate) svm: crate::svm::Prefetches,
 }
 
 impl Core {
@@ -68,6 +70,7 @@ impl Core {
             ipc: crate::ipc::Ipc::default(),
             vmem: crate::vmem::Vmem::default(),
             coherency: crate::coherency::Coherency::new(&agents),
+            svm: crate::svm::Prefetches::default(),
             driver,
             agents,
             pools,
