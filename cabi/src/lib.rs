@@ -20,3 +20,4 @@ pub mod ffi;
 pub mod signal_api;
 mod state;
 mod tools;
+pub mod vmem_api;

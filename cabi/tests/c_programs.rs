@@ -150,3 +150,14 @@ fn svm_memory_without_gpu_access_faults() {
         "{stdout}"
     );
 }
+
+#[test]
+fn rocr6_vmem_calls_reserve_map_share_and_release() {
+    let prog = gcc("vmem", &["vmem.c"], &[]);
+    let out = run_ok(on_ours(&prog).arg(kernels()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("vmem: reserve, handle, map, access, kernel write, dma-buf export/import, retain, unmap, release, free: ok"),
+        "{stdout}"
+    );
+}
