@@ -6,6 +6,10 @@
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ROCr 6's hsa.h adds HSA_ACCESS_PERMISSION_NONE = 0 to
  * hsa_access_permission_t (5.2.3 starts at RO = 1). */
 #define HSA_ACCESS_PERMISSION_NONE ((hsa_access_permission_t)0)
@@ -45,4 +49,7 @@ hsa_status_t hsa_amd_vmem_retain_alloc_handle(hsa_amd_vmem_alloc_handle_t *memor
 hsa_status_t hsa_amd_vmem_get_alloc_properties_from_handle(hsa_amd_vmem_alloc_handle_t memory_handle,
                                                            hsa_amd_memory_pool_t *pool,
                                                            hsa_amd_memory_type_t *type);
+#ifdef __cplusplus
+}
+#endif
 #endif
