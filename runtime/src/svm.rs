@@ -611,3 +611,42 @@ impl PrefetchJob {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ROCr's `prefetch_map_` rules: a newer prefetch takes over the part
+    /// of an older one it covers; a query agrees only while the pending
+    /// ones do, and lists what none covers.
+    #[test]
+    fn pending_prefetches_trim_older_ones_and_answer_queries() {
+        let p = Prefetches::default();
+        let a = p.insert(0x1000, 0x5000, 7);
+        let b = p.insert(0x2000, 0x3000, 9);
+        let split: Vec<(u64, u64, u32)> =
+            p.lock().iter().map(|(s, r)| (*s, r.end, r.loc)).collect();
+        assert_eq!(
+            split,
+            [
+                (0x1000, 0x2000, 7),
+                (0x2000, 0x3000, 9),
+                (0x3000, 0x5000, 7)
+            ]
+        );
+        assert!(p.query(0x1000, 0x5000).is_none(), "7 and 9 differ");
+        let v = p.query(0x2000, 0x3000).unwrap();
+        assert_eq!((v.loc, v.holes), (Some(9), vec![]));
+        let v = p.query(0x0, 0x2000).unwrap();
+        assert_eq!((v.loc, v.holes), (Some(7), vec![(0x0, 0x1000)]));
+        p.remove(b);
+        let v = p.query(0x1000, 0x6000).unwrap();
+        assert_eq!(
+            (v.loc, v.holes),
+            (Some(7), vec![(0x2000, 0x3000), (0x5000, 0x6000)])
+        );
+        p.remove(a);
+        let v = p.query(0x1000, 0x2000).unwrap();
+        assert_eq!((v.loc, v.holes), (None, vec![(0x1000, 0x2000)]));
+    }
+}
