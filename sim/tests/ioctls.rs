@@ -580,6 +580,53 @@ fn with_xnack_a_new_svm_range_reaches_every_gpu() {
     unsafe { rustix::mm::munmap(va as *mut _, len) }.unwrap();
 }
 
+/// `svm_range_restore_pages`: with XNACK on, a GPU access to a page of the
+/// process that no SVM range covers faults it in (a new range every GPU
+/// reaches) and retries; without XNACK, or where a range gives the GPU no
+/// access, the fault stands.
+#[test]
+fn with_xnack_a_gpu_fault_on_plain_memory_maps_it() {
+    let c = Client::default();
+    let len = 3 * 4096usize;
+    // SAFETY: a fresh anonymous mapping of ours.
+    let va = unsafe {
+        rustix::mm::mmap_anonymous(
+            std::ptr::null_mut(),
+            len,
+            rustix::mm::ProtFlags::READ | rustix::mm::ProtFlags::WRITE,
+            rustix::mm::MapFlags::PRIVATE,
+        )
+    }
+    .unwrap() as u64;
+    // SAFETY: our mapping.
+    unsafe { ((va + 4104) as *mut u32).write_volatile(0xfeed) };
+    let mem = c.kfd.device().gpu_memory(c.gpu_id).unwrap();
+    assert!(
+        mem.load_u32(va + 4104, Ordering::Acquire).is_err(),
+        "no XNACK"
+    );
+    c.kfd.set_xnack_mode(XnackMode::Enabled).unwrap();
+    assert_eq!(mem.load_u32(va + 4104, Ordering::Acquire).unwrap(), 0xfeed);
+    assert!(mem.is_mapped(va + 4096, 4096), "the page");
+    assert!(!mem.is_mapped(va, 4), "only the page");
+    let at = |type_, value| raw::SvmAttribute { type_, value };
+    let mut q = [at(KFD_IOCTL_SVM_ATTR_ACCESS, c.gpu_id)];
+    c.kfd.svm_get_attr(va + 4096, 4096, &mut q).unwrap();
+    assert_eq!(q[0].type_, KFD_IOCTL_SVM_ATTR_ACCESS, "a range now");
+    // A range that denies the GPU: the fault stands.
+    c.kfd
+        .svm_set_attr(
+            va + 2 * 4096,
+            4096,
+            &[at(KFD_IOCTL_SVM_ATTR_NO_ACCESS, c.gpu_id)],
+        )
+        .unwrap();
+    assert!(mem.load_u32(va + 2 * 4096, Ordering::Acquire).is_err());
+    c.kfd.set_xnack_mode(XnackMode::Disabled).unwrap();
+    // SAFETY: our mapping, no longer used.
+    unsafe { rustix::mm::munmap(va as *mut _, len) }.unwrap();
+}
+
 /// `kfd_ioctl_set_xnack_mode`, `kfd_ioctl_runtime_enable`: both refuse a
 /// process that has queues (-EBUSY, -EEXIST).
 #[test]
