@@ -161,3 +161,18 @@ fn rocr6_vmem_calls_reserve_map_share_and_release() {
         "{stdout}"
     );
 }
+
+#[test]
+fn with_xnack_a_kernel_reads_malloced_memory_without_attributes() {
+    let out = run_ok(
+        on_ours(&svm())
+            .arg(kernels())
+            .arg("xnack")
+            .env("HSA_XNACK", "1"),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("svm xnack: kernel reading malloc'ed memory with no attributes: ok"),
+        "{stdout}"
+    );
+}

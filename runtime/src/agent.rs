@@ -113,7 +113,11 @@ fn cpu_name(apicid: u32) -> String {
 
 /// Builds the agent list from the topology; `visible` is
 /// `ROCR_VISIBLE_DEVICES` (if set).
-pub(crate) fn discover(topology: &Topology, visible: Option<&str>) -> Result<Vec<AgentRecord>> {
+pub(crate) fn discover(
+    topology: &Topology,
+    visible: Option<&str>,
+    xnack: bool,
+) -> Result<Vec<AgentRecord>> {
     let mut out = Vec::new();
     for node in topology.nodes.iter().filter(|n| !n.is_gpu()) {
         out.push(AgentRecord {
@@ -133,12 +137,11 @@ pub(crate) fn discover(topology: &Topology, visible: Option<&str>) -> Result<Vec
     for node in chosen {
         let version = node.properties.gfx_target_version.unwrap_or(0);
         // sramecc as ROCr reads it: the node's `HSA_CAP_SRAM_EDCSUPPORTED`;
-        // xnack off unless the process asks for it (`HSA_XNACK=1`).
+        // xnack the process's mode (`Core::open`, ROCr's `BindXnackMode`).
         let sramecc = node
             .properties
             .capability
             .is_some_and(|c| c.contains(Capability::SRAM_EDCSUPPORTED));
-        let xnack = std::env::var("HSA_XNACK").as_deref() == Ok("1");
         let isa = TargetId::for_agent(version, xnack, sramecc).ok_or_else(|| {
             Error::new(
                 Status::Error,

@@ -49,10 +49,31 @@ pub(crate) struct Core {
     pub(crate) svm: crate::svm::Prefetches,
 }
 
+/// ROCr's `BindXnackMode` (`amd_topology.cpp`): `HSA_XNACK=1` or `0` asks
+/// the driver for that mode (`SET_XNACK_MODE`); without it, or when the
+/// driver refuses, the mode is the driver's answer to a query, and off when
+/// it cannot say (KFD before 1.5). The GPU agents' ISAs carry it
+/// (`xnack+`/`xnack-`), and with it on the driver lets the GPUs fault in
+/// memory no SVM range covers.
+fn bind_xnack_mode(driver: &dyn Driver) -> bool {
+    let want = match std::env::var("HSA_XNACK").as_deref() {
+        Ok("1") => Some(true),
+        Ok("0") => Some(false),
+        _ => None,
+    };
+    if let Some(w) = want {
+        if driver.set_xnack_mode(w).is_ok() {
+            return w;
+        }
+    }
+    driver.xnack_mode().unwrap_or(false)
+}
+
 impl Core {
     fn open(driver: Box<dyn Driver>, options: &crate::copy::InitOptions) -> Result<Arc<Self>> {
         let visible = std::env::var("ROCR_VISIBLE_DEVICES").ok();
-        let mut agents = crate::agent::discover(driver.topology(), visible.as_deref())?;
+        let xnack = bind_xnack_mode(&*driver);
+        let mut agents = crate::agent::discover(driver.topology(), visible.as_deref(), xnack)?;
         let pools = crate::memory::discover_pools(&mut agents);
         let gpu_ids: Vec<u32> = agents
             .iter()

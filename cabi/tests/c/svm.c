@@ -5,7 +5,10 @@
  *                        access to;
  *   svm KERNELS revoked  the same inputs after AGENT_NO_ACCESS: the
  *                        kernel's read faults, and the system event
- *                        handler is told the page. */
+ *                        handler is told the page;
+ *   svm KERNELS xnack    (run with HSA_XNACK=1) vadd reading malloc'ed
+ *                        inputs no one set attributes on: the GPU faults
+ *                        them in. */
 #include "util.h"
 
 #include <unistd.h>
@@ -85,6 +88,25 @@ int main(int argc, char **argv) {
         EXPECT(faults == 1);
         EXPECT(fault_address == ((uint64_t)(uintptr_t)a & ~(uint64_t)(page - 1)));
         printf("svm revoked: fault at the page of the malloc'ed input\n");
+        return 0;
+    }
+    if (argc == 3 && !strcmp(argv[2], "xnack")) {
+        bool xnack = false;
+        CHECK(hsa_system_get_info(HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT, &xnack));
+        EXPECT(xnack);
+        char isa[64] = {0};
+        hsa_isa_t i;
+        CHECK(hsa_agent_get_info(e.gpu, HSA_AGENT_INFO_ISA, &i));
+        CHECK(hsa_isa_get_info_alt(i, HSA_ISA_INFO_NAME, isa));
+        EXPECT(strstr(isa, ":xnack+") != NULL);
+        EXPECT(access_of(a, N * 4, e.gpu) == HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE);
+        hsa_signal_t done;
+        CHECK(hsa_signal_create(1, 0, NULL, &done));
+        run_vadd(&e, &k, a, b, c, done);
+        EXPECT(hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) == 0);
+        for (int i = 0; i < N; i++) EXPECT(c[i] == (float)i + 0.5f);
+        CHECK(hsa_shut_down());
+        printf("svm xnack: kernel reading malloc'ed memory with no attributes: ok\n");
         return 0;
     }
     EXPECT(argc == 2);
