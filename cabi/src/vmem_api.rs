@@ -141,7 +141,12 @@ pub unsafe extern "C" fn hsa_amd_vmem_handle_release(
 ) -> hsa_status_t {
     guard("hsa_amd_vmem_handle_release", || {
         let c = ctx()?;
-        c.rt.vmem_handle_release(VmemHandle(memory_handle.handle))?;
+        let h = VmemHandle(memory_handle.handle);
+        c.rt.vmem_handle_release(h)?;
+        if c.rt.vmem_handle_properties(h).is_err() {
+            // Gone (not mapped, no retains left): forget its type.
+            lock(&c.vmem_types).remove(&h.0);
+        }
         OK
     })
 }

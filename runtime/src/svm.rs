@@ -285,6 +285,8 @@ impl Runtime {
         let mut seen_agents: Vec<Agent> = Vec::new();
         let mut kfd_attrs = Vec::with_capacity(attrs.len() + 2);
         for (i, &a) in attrs.iter().enumerate() {
+            // Each non-agent attribute at most once (ROCr's `Check`), by
+            // its hsa_amd_svm_attribute_t value.
             let kind = match a {
                 SvmAttribute::GlobalFlag { .. } => Some(0),
                 SvmAttribute::ReadOnly(_) => Some(1),
