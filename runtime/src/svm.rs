@@ -125,13 +125,16 @@ const PAGE: u64 = 4096;
 /// ROCr's cap on `HSA_AMD_SVM_ATTRIB_MIGRATION_GRANULARITY` (2^18 pages).
 const MAX_GRANULARITY: u64 = 18;
 
-/// `[start, end)` aligned out to pages; a null pointer or zero size is
-/// `INVALID_ARGUMENT`.
+/// `[start, end)` aligned out to pages. A null pointer or zero size is
+/// `HSA_STATUS_ERROR`, ROCr's answer (it hands the range to
+/// `hsaKmtSVMSetAttr`, and KFD refuses an empty range or page 0: AMD's
+/// ROCr on the sim answers so); an overflowing range `INVALID_ARGUMENT`.
 fn page_range(what: &str, ptr: u64, size: u64) -> Result<(u64, u64)> {
     if ptr == 0 || size == 0 {
-        return Err(Error::invalid_argument(format!(
-            "{what} of a null pointer or zero bytes"
-        )));
+        return Err(Error::new(
+            Status::Error,
+            format!("{what} of a null pointer or zero bytes: KFD refuses the range"),
+        ));
     }
     let start = ptr & !(PAGE - 1);
     let end = ptr
@@ -254,8 +257,9 @@ impl Runtime {
     /// `CLR_FLAGS` and one `SET_FLAGS` pair, CPU access as
     /// `KFD_IOCTL_SVM_FLAG_HOST_ACCESS` (granted if any attribute grants it).
     ///
-    /// Errors: a null pointer or zero size, an overflowing range:
-    /// `INVALID_ARGUMENT`; an unknown agent: `INVALID_AGENT`; an attribute
+    /// Errors: a null pointer or zero size: `HSA_STATUS_ERROR` (as ROCr,
+    /// whose driver call fails); an overflowing range: `INVALID_ARGUMENT`;
+    /// an unknown agent: `INVALID_AGENT`; an attribute
     /// given twice, or two access attributes for one agent:
     /// `INCOMPATIBLE_ARGUMENTS`; the driver's refusal (`EINVAL` for memory
     /// overlapping a buffer of a GPU given access, `EFAULT` for memory that
