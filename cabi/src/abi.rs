@@ -28,7 +28,7 @@ ctype!('S': hsa_agent_t, hsa_signal_t, hsa_signal_group_t, hsa_region_t, hsa_cac
     hsa_wavefront_t, hsa_code_object_reader_t, hsa_executable_t, hsa_loaded_code_object_t,
     hsa_executable_symbol_t, hsa_code_object_t, hsa_callback_data_t, hsa_code_symbol_t,
     hsa_amd_memory_pool_t, hsa_ext_image_t, hsa_ext_sampler_t, hsa_ext_program_t,
-    hsa_ext_control_directives_t);
+    hsa_ext_control_directives_t, hsa_amd_vmem_alloc_handle_t);
 
 impl CType for () {
     const KIND: char = 'V';
@@ -100,8 +100,15 @@ fn of<F: Sig>(_: F) -> String {
 
 macro_rules! signatures {
     ($($module:ident :: $name:ident / [$($p:tt)*];)*) => {
-        /// `(name, signature)` of every exported function.
-        pub fn signatures() -> Vec<(&'static str, String)> {
+        signatures!(
+            /// `(name, signature)` of every exported function of ROCr
+            /// 5.2.3's list.
+            signatures; $($module :: $name / [$($p)*];)*
+        );
+    };
+    ($(#[$m:meta])* $fn_name:ident; $($module:ident :: $name:ident / [$($p:tt)*];)*) => {
+        $(#[$m])*
+        pub fn $fn_name() -> Vec<(&'static str, String)> {
             vec![$(
                 (stringify!($name), of(crate::$module::$name as unsafe extern "C" fn($($p)*) -> _)),
             )*]
@@ -346,3 +353,23 @@ macro_rules! exported_functions {
 pub(crate) use exported_functions;
 
 exported_functions!(signatures);
+
+signatures! {
+    /// `(name, signature)` of ROCr 6.x's `hsa_amd_vmem_*` exports
+    /// (`cabi/tests/c_abi.rs` compares them with `tests/c/vmem6.h`, the
+    /// prototypes of ROCr 6's header).
+    vmem_signatures;
+    vmem_api::hsa_amd_vmem_address_reserve / [_, _, _, _];
+    vmem_api::hsa_amd_vmem_address_reserve_align / [_, _, _, _, _];
+    vmem_api::hsa_amd_vmem_address_free / [_, _];
+    vmem_api::hsa_amd_vmem_handle_create / [_, _, _, _, _];
+    vmem_api::hsa_amd_vmem_handle_release / [_];
+    vmem_api::hsa_amd_vmem_map / [_, _, _, _, _];
+    vmem_api::hsa_amd_vmem_unmap / [_, _];
+    vmem_api::hsa_amd_vmem_set_access / [_, _, _, _];
+    vmem_api::hsa_amd_vmem_get_access / [_, _, _];
+    vmem_api::hsa_amd_vmem_export_shareable_handle / [_, _, _];
+    vmem_api::hsa_amd_vmem_import_shareable_handle / [_, _];
+    vmem_api::hsa_amd_vmem_retain_alloc_handle / [_, _];
+    vmem_api::hsa_amd_vmem_get_alloc_properties_from_handle / [_, _, _];
+}

@@ -1138,24 +1138,33 @@ not_implemented! {
     fn hsa_amd_interop_map_buffer(num_agents: u32, agents: *mut hsa_agent_t, interop_handle: c_int, flags: u32, size: *mut usize, ptr: *mut *mut c_void, metadata_size: *mut usize, metadata: *mut *const c_void) => Error;
     /// `hsa_amd_interop_unmap_buffer`: no graphics interop (`HSA_STATUS_ERROR`).
     fn hsa_amd_interop_unmap_buffer(ptr: *mut c_void) => Error;
-    /// `hsa_amd_svm_attributes_get`: no SVM (`HSA_STATUS_ERROR`).
-    fn hsa_amd_svm_attributes_get(ptr: *mut c_void, size: usize, attribute_list: *mut hsa_amd_svm_attribute_pair_t, attribute_count: usize) => Error;
     /// `hsa_amd_queue_intercept_create` (API table only, not exported by ROCr 5.2.3): not implemented (`HSA_STATUS_ERROR`).
     fn hsa_amd_queue_intercept_create(agent: hsa_agent_t, size: u32, type_: c_enum, callback: queue_error_cb, data: *mut c_void, private_segment_size: u32, group_segment_size: u32, queue: *mut *mut c_void) => Error;
     /// `hsa_amd_queue_intercept_register` (API table only): not implemented (`HSA_STATUS_ERROR`).
     fn hsa_amd_queue_intercept_register(queue: *mut c_void, callback: *const c_void, user_data: *mut c_void) => Error;
     /// `hsa_amd_runtime_queue_create_register` (API table only): not implemented (`HSA_STATUS_ERROR`).
     fn hsa_amd_runtime_queue_create_register(callback: *const c_void, user_data: *mut c_void) => Error;
-    /// `hsa_amd_svm_prefetch_async`: no SVM (`HSA_STATUS_ERROR`).
-    fn hsa_amd_svm_prefetch_async(ptr: *mut c_void, size: usize, agent: hsa_agent_t, num_dep_signals: u32, dep_signals: *const hsa_signal_t, completion_signal: hsa_signal_t) => Error;
 }
+
+// hsa_amd_svm_attribute_t (hsa_ext_amd.h).
+const SVM_ATTRIB_GLOBAL_FLAG: u64 = 0;
+const SVM_ATTRIB_READ_ONLY: u64 = 1;
+const SVM_ATTRIB_HIVE_LOCAL: u64 = 2;
+const SVM_ATTRIB_MIGRATION_GRANULARITY: u64 = 3;
+const SVM_ATTRIB_PREFERRED_LOCATION: u64 = 4;
+const SVM_ATTRIB_PREFETCH_LOCATION: u64 = 5;
+const SVM_ATTRIB_READ_MOSTLY: u64 = 6;
+const SVM_ATTRIB_AGENT_ACCESSIBLE: u64 = 0x200;
+const SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE: u64 = 0x201;
+const SVM_ATTRIB_AGENT_NO_ACCESS: u64 = 0x202;
+const SVM_ATTRIB_ACCESS_QUERY: u64 = 0x203;
 
 /// `hsa_amd_svm_attributes_set`: the attributes as ROCr's `SetSvmAttrib`
 /// hands them to KFD (`runtime::svm`); HIP's `hipMallocManaged` gives the
-/// device access this way. `PREFETCH_LOCATION` and `ACCESS_QUERY` are
-/// `INVALID_ARGUMENT` (the header: "may not be used with this API");
-/// `HIVE_LOCAL`, `MIGRATION_GRANULARITY` and `READ_MOSTLY` are not
-/// implemented (`HSA_STATUS_ERROR`).
+/// device access this way. `PREFETCH_LOCATION`, `ACCESS_QUERY`, an unknown
+/// attribute and a `GLOBAL_FLAG` other than fine or coarse are
+/// `INVALID_ARGUMENT` (the header: "may not be used with this API"); a
+/// null agent as the preferred location is no preference.
 pub unsafe extern "C" fn hsa_amd_svm_attributes_set(
     ptr: *mut c_void,
     size: usize,
@@ -1172,21 +1181,16 @@ pub unsafe extern "C" fn hsa_amd_svm_attributes_set(
         for (i, p) in list.iter().enumerate() {
             attrs.push(match p.attribute {
                 // HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED 0, COARSE_GRAINED 1.
-                0 if p.value <= 1 => A::GlobalFlag { fine: p.value == 0 },
-                1 => A::ReadOnly(p.value != 0),
-                4 => A::PreferredLocation(agent(p.value)?),
-                0x200 => A::Accessible(agent(p.value)?),
-                0x201 => A::AccessibleInPlace(agent(p.value)?),
-                0x202 => A::NoAccess(agent(p.value)?),
-                2 | 3 | 6 => {
-                    return Err(Error::new(
-                        Status::Error,
-                        format!(
-                            "hsa_amd_svm_attributes_set: attribute {i} ({:#x}) is not implemented",
-                            p.attribute
-                        ),
-                    ));
-                }
+                SVM_ATTRIB_GLOBAL_FLAG if p.value <= 1 => A::GlobalFlag { fine: p.value == 0 },
+                SVM_ATTRIB_READ_ONLY => A::ReadOnly(p.value != 0),
+                SVM_ATTRIB_HIVE_LOCAL => A::HiveLocal(p.value != 0),
+                SVM_ATTRIB_MIGRATION_GRANULARITY => A::MigrationGranularity(p.value),
+                SVM_ATTRIB_PREFERRED_LOCATION if p.value == 0 => A::PreferredLocation(None),
+                SVM_ATTRIB_PREFERRED_LOCATION => A::PreferredLocation(Some(agent(p.value)?)),
+                SVM_ATTRIB_READ_MOSTLY => A::ReadMostly(p.value != 0),
+                SVM_ATTRIB_AGENT_ACCESSIBLE => A::Accessible(agent(p.value)?),
+                SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE => A::AccessibleInPlace(agent(p.value)?),
+                SVM_ATTRIB_AGENT_NO_ACCESS => A::NoAccess(agent(p.value)?),
                 _ => {
                     return Err(Error::invalid_argument(format!(
                         "hsa_amd_svm_attributes_set: attribute {i} ({:#x} = {:#x}) cannot be set",
@@ -1198,6 +1202,118 @@ pub unsafe extern "C" fn hsa_amd_svm_attributes_set(
         // SAFETY: the caller's memory: HIP keeps a managed allocation mapped
         // until it frees it, after the GPU's last use.
         unsafe { c.rt.svm_set_attributes(ptr as u64, size as u64, &attrs) }?;
+        OK
+    })
+}
+
+/// `hsa_amd_svm_attributes_get`: each pair's value (and, for
+/// `ACCESS_QUERY`, its attribute) overwritten as ROCr's `GetSvmAttrib`
+/// does: flags as the KFD flag bit (`READ_ONLY` answers
+/// `KFD_IOCTL_SVM_FLAG_GPU_RO`, 8, when set), locations as agent handles
+/// (0: none, or parts differ), an `ACCESS_QUERY` rewritten to
+/// `AGENT_ACCESSIBLE`, `_IN_PLACE` or `AGENT_NO_ACCESS` (left as it is for
+/// a CPU without host access). The access attributes of `_set` and unknown
+/// ones are `INVALID_ARGUMENT`.
+pub unsafe extern "C" fn hsa_amd_svm_attributes_get(
+    ptr: *mut c_void,
+    size: usize,
+    attribute_list: *mut hsa_amd_svm_attribute_pair_t,
+    attribute_count: usize,
+) -> hsa_status_t {
+    guard("hsa_amd_svm_attributes_get", || {
+        use runtime::svm::{SvmAccess, SvmModel, SvmQuery as Q, SvmValue as V};
+        let c = ctx()?;
+        if attribute_count != 0 && attribute_list.is_null() {
+            return Err(null("attribute_list"));
+        }
+        let list: &mut [hsa_amd_svm_attribute_pair_t] = if attribute_count == 0 {
+            &mut []
+        } else {
+            // SAFETY: the caller's array of attribute_count pairs, which
+            // this call overwrites (checked non-null above).
+            unsafe { std::slice::from_raw_parts_mut(attribute_list, attribute_count) }
+        };
+        let mut queries = Vec::with_capacity(list.len());
+        for (i, p) in list.iter().enumerate() {
+            queries.push(match p.attribute {
+                SVM_ATTRIB_GLOBAL_FLAG => Q::GlobalFlag,
+                SVM_ATTRIB_READ_ONLY => Q::ReadOnly,
+                SVM_ATTRIB_HIVE_LOCAL => Q::HiveLocal,
+                SVM_ATTRIB_MIGRATION_GRANULARITY => Q::MigrationGranularity,
+                SVM_ATTRIB_PREFERRED_LOCATION => Q::PreferredLocation,
+                SVM_ATTRIB_PREFETCH_LOCATION => Q::PrefetchLocation,
+                SVM_ATTRIB_READ_MOSTLY => Q::ReadMostly,
+                SVM_ATTRIB_ACCESS_QUERY => {
+                    Q::Access(agent_of(&c, hsa_agent_t { handle: p.value })?)
+                }
+                _ => {
+                    return Err(Error::invalid_argument(format!(
+                        "hsa_amd_svm_attributes_get: attribute {i} ({:#x}) cannot be queried",
+                        p.attribute
+                    )));
+                }
+            });
+        }
+        let answers = c.rt.svm_get_attributes(ptr as u64, size as u64, &queries)?;
+        for ((p, q), a) in list.iter_mut().zip(&queries).zip(answers) {
+            match a {
+                V::Model(m) => {
+                    p.value = match m {
+                        SvmModel::FineGrained => 0,
+                        SvmModel::CoarseGrained => 1,
+                        SvmModel::Indeterminate => 2,
+                    }
+                }
+                V::Flag(on) => {
+                    use kfd::ioctl::consts::*;
+                    let bit = match q {
+                        Q::ReadOnly => KFD_IOCTL_SVM_FLAG_GPU_RO,
+                        Q::HiveLocal => KFD_IOCTL_SVM_FLAG_HIVE_LOCAL,
+                        _ => KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY,
+                    };
+                    p.value = if on { u64::from(bit) } else { 0 };
+                }
+                V::Granularity(g) => p.value = u64::from(g),
+                V::Location(agent) => p.value = agent.map_or(0, |a| a.handle()),
+                V::Access(access) => {
+                    p.attribute = match access {
+                        SvmAccess::Accessible => SVM_ATTRIB_AGENT_ACCESSIBLE,
+                        SvmAccess::AccessibleInPlace => SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE,
+                        SvmAccess::NoAccess => SVM_ATTRIB_AGENT_NO_ACCESS,
+                        SvmAccess::Unreported => SVM_ATTRIB_ACCESS_QUERY,
+                    }
+                }
+            }
+        }
+        OK
+    })
+}
+
+/// `hsa_amd_svm_prefetch_async`: the range moves to `agent` once every
+/// dependency signal is 0, then `completion_signal` (if not the null
+/// handle) is decremented; returns at once (`runtime::svm`).
+pub unsafe extern "C" fn hsa_amd_svm_prefetch_async(
+    ptr: *mut c_void,
+    size: usize,
+    agent: hsa_agent_t,
+    num_dep_signals: u32,
+    dep_signals: *const hsa_signal_t,
+    completion_signal: hsa_signal_t,
+) -> hsa_status_t {
+    guard("hsa_amd_svm_prefetch_async", || {
+        let c = ctx()?;
+        let a = agent_of(&c, agent)?;
+        // SAFETY: the caller's array of num_dep_signals handles.
+        let deps = unsafe { slice(dep_signals, num_dep_signals as usize, "dep_signals") }?;
+        let deps = deps
+            .iter()
+            .map(|s| c.signal(s.handle))
+            .collect::<Result<Vec<_>, _>>()?;
+        let completion = match completion_signal.handle {
+            0 => None,
+            h => Some(c.signal(h)?),
+        };
+        c.rt.svm_prefetch_async(ptr as u64, size as u64, a, &deps, completion)?;
         OK
     })
 }

@@ -7,7 +7,8 @@
 //! unversioned globals, and which lld lets win over ours) does not name
 //! them: `rocr_1.map` then gives every one of them the version `ROCR_1`
 //! and hides everything else. The list is Debian's export list
-//! (`cabi/tests/exports.rs` diffs the two).
+//! (`cabi/tests/exports.rs` diffs the two) plus ROCr 6.x's
+//! `hsa_amd_vmem_*` calls (also `ROCR_1` in ROCr 6's `hsacore.so.def`).
 
 #![allow(unsafe_code)]
 
@@ -53,6 +54,24 @@ macro_rules! through_table {
 
 direct! {
     ext::hsa_amd_image_get_info_max_dim,
+}
+
+// ROCr 6.x's virtual memory calls: beyond 5.2.3's export list, and with no
+// slot in its API table, so they jump to their functions directly.
+direct! {
+    vmem_api::hsa_amd_vmem_address_reserve,
+    vmem_api::hsa_amd_vmem_address_reserve_align,
+    vmem_api::hsa_amd_vmem_address_free,
+    vmem_api::hsa_amd_vmem_handle_create,
+    vmem_api::hsa_amd_vmem_handle_release,
+    vmem_api::hsa_amd_vmem_map,
+    vmem_api::hsa_amd_vmem_unmap,
+    vmem_api::hsa_amd_vmem_set_access,
+    vmem_api::hsa_amd_vmem_get_access,
+    vmem_api::hsa_amd_vmem_export_shareable_handle,
+    vmem_api::hsa_amd_vmem_import_shareable_handle,
+    vmem_api::hsa_amd_vmem_retain_alloc_handle,
+    vmem_api::hsa_amd_vmem_get_alloc_properties_from_handle,
 }
 
 through_table! {

@@ -65,7 +65,27 @@ handles! {
     hsa_ext_sampler_t;
     /// `hsa_ext_program_t`.
     hsa_ext_program_t;
+    /// `hsa_amd_vmem_alloc_handle_t` (ROCr 6.x `hsa_ext_amd.h`).
+    hsa_amd_vmem_alloc_handle_t;
 }
+
+/// `hsa_amd_memory_access_desc_t` (ROCr 6.x `hsa_ext_amd.h`): an
+/// `hsa_access_permission_t` for one agent.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct hsa_amd_memory_access_desc_t {
+    /// `hsa_access_permission_t`.
+    pub permissions: c_enum,
+    /// The agent.
+    pub agent_handle: hsa_agent_t,
+}
+
+const _: () = {
+    assert!(core::mem::size_of::<hsa_amd_memory_access_desc_t>() == 16);
+    assert!(core::mem::align_of::<hsa_amd_memory_access_desc_t>() == 8);
+    assert!(core::mem::offset_of!(hsa_amd_memory_access_desc_t, permissions) == 0);
+    assert!(core::mem::offset_of!(hsa_amd_memory_access_desc_t, agent_handle) == 8);
+};
 
 /// `hsa_dim3_t`.
 #[repr(C)]

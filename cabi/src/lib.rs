@@ -21,3 +21,4 @@ pub mod signal_api;
 mod state;
 mod tools;
 mod trace;
+pub mod vmem_api;

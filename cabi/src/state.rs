@@ -107,6 +107,9 @@ pub(crate) struct Ctx {
     /// `hsa_amd_memory_lock`s by host pointer (a stack: the same pointer
     /// may be locked again), each the runtime lock blocks it holds.
     pub(crate) locks: Mutex<Locks>,
+    /// `hsa_amd_memory_type_t` of each `hsa_amd_vmem_handle_create` handle
+    /// (ROCr 6's `hsa_amd_vmem_get_alloc_properties_from_handle` answers it).
+    pub(crate) vmem_types: Mutex<HashMap<u64, u32>>,
     pub(crate) next_handle: AtomicU64,
 }
 
@@ -135,6 +138,7 @@ impl Ctx {
             user_data: Mutex::default(),
             notifiers: Mutex::default(),
             locks: Mutex::default(),
+            vmem_types: Mutex::default(),
             next_handle: AtomicU64::new(1),
         }
     }

@@ -256,3 +256,82 @@ fn every_rust_signature_matches_the_header_prototype() {
     }
     assert!(bad.is_empty(), "signature mismatches:\n{}", bad.join("\n"));
 }
+
+/// ROCr 6.x's `hsa_amd_vmem_*` exports (beyond Debian's header): each
+/// Rust signature against the prototypes of ROCr 6's header
+/// (`tests/c/vmem6.h`, the same C++ probe as above), and each called with
+/// all-zero arguments before `hsa_init` (`NOT_INITIALIZED`) and after (an
+/// error, no crash).
+#[test]
+fn rocr6_vmem_exports_have_rocr6_prototypes_and_survive_zero_arguments() {
+    let ours = hsa_runtime64::abi::vmem_signatures();
+    assert_eq!(ours.len(), 13);
+    let mut c = String::from(
+        "#include \"vmem6.h\"\n#include <stdio.h>\n#include <type_traits>\n\
+         static int bad;\n\
+         template <typename T> static void kind() {\n\
+           if constexpr (std::is_void_v<T>) printf(\" V0\");\n\
+           else if constexpr (std::is_pointer_v<T>) printf(\" P%zu\", sizeof(T));\n\
+           else if constexpr (std::is_same_v<T, bool>) printf(\" B%zu\", sizeof(T));\n\
+           else if constexpr (std::is_enum_v<T> || std::is_integral_v<T>) printf(\" I%zu\", sizeof(T));\n\
+           else if constexpr (std::is_class_v<T>) printf(\" S%zu\", sizeof(T));\n\
+           else printf(\" ?%zu\", sizeof(T));\n\
+         }\n\
+         template <typename R, typename... A> static void sig(const char *name, R (*)(A...)) {\n\
+           printf(\"sig %s %zu\", name, sizeof...(A));\n\
+           kind<R>();\n\
+           (kind<A>(), ...);\n\
+           printf(\"\\n\");\n\
+         }\n\
+         template <typename... A>\n\
+         static void zero_call(const char *name, hsa_status_t (*f)(A...), bool before_init) {\n\
+           hsa_status_t s = f(A{}...);\n\
+           if (before_init ? s != HSA_STATUS_ERROR_NOT_INITIALIZED : s == HSA_STATUS_SUCCESS) {\n\
+             fprintf(stderr, \"%s %s hsa_init: %#x\\n\", name, before_init ? \"before\" : \"after\", s);\n\
+             bad++;\n\
+           }\n\
+         }\n\
+         int main() {\n",
+    );
+    for (n, _) in &ours {
+        writeln!(c, "  sig(\"{n}\", &{n});").unwrap();
+    }
+    for before in [true, false] {
+        for (n, _) in &ours {
+            writeln!(c, "  zero_call(\"{n}\", {n}, {before});").unwrap();
+        }
+        if before {
+            c.push_str("  if (hsa_init() != HSA_STATUS_SUCCESS) return 2;\n");
+        }
+    }
+    c.push_str(
+        "  if (hsa_shut_down() != HSA_STATUS_SUCCESS) return 3;\n\
+         printf(\"zero calls: %d bad\\n\", bad);\n  return bad != 0;\n}\n",
+    );
+    let dir = work_dir("vmem6");
+    let src = dir.join("vmem6.cpp");
+    std::fs::write(&src, c).unwrap();
+    let prog = dir.join("vmem6");
+    run_ok(
+        Command::new("g++")
+            .args(["-std=c++17", "-Wall", "-Werror", "-I"])
+            .arg(common::c_dir())
+            .arg("-o")
+            .arg(&prog)
+            .arg(&src)
+            .arg("-L")
+            .arg(common::lib_dir())
+            .arg("-lhsa-runtime64"),
+    );
+    let out = run_ok(&mut on_ours(&prog));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("zero calls: 0 bad"), "{stdout}");
+    let header: std::collections::BTreeMap<&str, &str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("sig ")?.split_once(' '))
+        .collect();
+    assert_eq!(header.len(), 13, "{stdout}");
+    for (name, sig) in &ours {
+        assert_eq!(header.get(name), Some(&sig.as_str()), "{name}");
+    }
+}

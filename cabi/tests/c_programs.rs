@@ -124,3 +124,55 @@ fn an_unhandled_gpu_memory_fault_prints_rocrs_message_and_aborts() {
         "{stderr}"
     );
 }
+
+/// `svm.c`, built once for the two tests that run it.
+fn svm() -> std::path::PathBuf {
+    static PROG: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    PROG.get_or_init(|| gcc("svm", &["svm.c"], &[])).clone()
+}
+
+#[test]
+fn svm_attributes_prefetch_and_a_kernel_reading_malloced_memory() {
+    let out = run_ok(on_ours(&svm()).arg(kernels()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("svm: attributes set and read back, prefetch after a dependency, kernel reading malloc'ed memory: ok"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn svm_memory_without_gpu_access_faults() {
+    let out = run_ok(on_ours(&svm()).arg(kernels()).arg("revoked"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("svm revoked: fault at the page of the malloc'ed input"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn rocr6_vmem_calls_reserve_map_share_and_release() {
+    let prog = gcc("vmem", &["vmem.c"], &[]);
+    let out = run_ok(on_ours(&prog).arg(kernels()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("vmem: reserve, handle, map, access, kernel write, dma-buf export/import, retain, unmap, release, free: ok"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn with_xnack_a_kernel_reads_malloced_memory_without_attributes() {
+    let out = run_ok(
+        on_ours(&svm())
+            .arg(kernels())
+            .arg("xnack")
+            .env("HSA_XNACK", "1"),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("svm xnack: kernel reading malloc'ed memory with no attributes: ok"),
+        "{stdout}"
+    );
+}

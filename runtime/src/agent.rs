@@ -116,6 +116,7 @@ fn cpu_name(apicid: u32) -> String {
 pub(crate) fn discover(
     topology: &Topology,
     flags: &crate::flags::Flags,
+    xnack: bool,
 ) -> Result<Vec<AgentRecord>> {
     let visible = flags.visible_devices.as_deref();
     let mut out = Vec::new();
@@ -137,12 +138,11 @@ pub(crate) fn discover(
     for node in chosen {
         let version = node.properties.gfx_target_version.unwrap_or(0);
         // sramecc as ROCr reads it: the node's `HSA_CAP_SRAM_EDCSUPPORTED`;
-        // xnack off unless the process asks for it (`HSA_XNACK=1`).
+        // xnack the process's mode (`Core::open`, ROCr's `BindXnackMode`).
         let sramecc = node
             .properties
             .capability
             .is_some_and(|c| c.contains(Capability::SRAM_EDCSUPPORTED));
-        let xnack = flags.xnack == Some(true);
         let isa = TargetId::for_agent(version, xnack, sramecc).ok_or_else(|| {
             Error::new(
                 Status::Error,

@@ -165,6 +165,17 @@ pub trait Driver: Send + Sync + 'static {
     fn unmap_from_gpus(&self, handle: u64, gpu_ids: &[u32]) -> kfd::Result<()>;
     /// `AMDKFD_IOC_SVM` `SET_ATTR` of the page-aligned range.
     fn svm_set_attr(&self, start: u64, size: u64, attrs: &[raw::SvmAttribute]) -> kfd::Result<()>;
+    /// `SET_XNACK_MODE` of the process (only while it has no queues).
+    fn set_xnack_mode(&self, enabled: bool) -> kfd::Result<()>;
+    /// The process's XNACK mode (`SET_XNACK_MODE` with -1).
+    fn xnack_mode(&self) -> kfd::Result<bool>;
+    /// `AMDKFD_IOC_SVM` `GET_ATTR`: the driver overwrites each pair.
+    fn svm_get_attr(
+        &self,
+        start: u64,
+        size: u64,
+        attrs: &mut [raw::SvmAttribute],
+    ) -> kfd::Result<()>;
     /// Maps a buffer for the CPU at exactly `addr` through the render node
     /// of `gpu_id` (acquired first).
     ///
@@ -347,6 +358,27 @@ impl<D: KfdDevice> Driver for KfdDriver<D> {
 
     fn svm_set_attr(&self, start: u64, size: u64, attrs: &[raw::SvmAttribute]) -> kfd::Result<()> {
         self.kfd.svm_set_attr(start, size, attrs)
+    }
+
+    fn svm_get_attr(
+        &self,
+        start: u64,
+        size: u64,
+        attrs: &mut [raw::SvmAttribute],
+    ) -> kfd::Result<()> {
+        self.kfd.svm_get_attr(start, size, attrs)
+    }
+
+    fn set_xnack_mode(&self, enabled: bool) -> kfd::Result<()> {
+        self.kfd.set_xnack_mode(if enabled {
+            kfd::ioctl::XnackMode::Enabled
+        } else {
+            kfd::ioctl::XnackMode::Disabled
+        })
+    }
+
+    fn xnack_mode(&self) -> kfd::Result<bool> {
+        Ok(self.kfd.xnack_mode()? == kfd::ioctl::XnackMode::Enabled)
     }
 
     unsafe fn map_cpu_at(

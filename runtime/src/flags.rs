@@ -303,9 +303,9 @@ flags! {
 
     /// `HSA_XNACK` (`None`: unset).
     xnack: Option<bool> = None;
-    "HSA_XNACK", some_bool01, values "0 or 1", default "unset: xnack off", Origin::Rocr,
+    "HSA_XNACK", some_bool01, values "0 or 1", default "unset: the driver's mode", Origin::Rocr,
     rocr "requests XNACK (retry on page fault) on or off for the process; unset: unchanged",
-    Honoured "1 gives the GPU agents' ISAs the xnack+ feature; 0 or unset xnack-";
+    Honoured "asked of the driver at init (SET_XNACK_MODE, as ROCr's BindXnackMode; unset: its mode is queried); the GPU ISAs carry the bound mode (xnack+/xnack-) and with it on the GPUs fault in memory no SVM range covers";
 
     /// `HSA_FORCE_FINE_GRAIN_PCIE`.
     force_fine_grain_pcie: bool = false;

@@ -47,6 +47,23 @@ pub(crate) struct Core {
     pub(crate) coherency: crate::coherency::Coherency,
     /// The environment flags read when the runtime opened.
     pub(crate) flags: crate::flags::Flags,
+    /// The SVM prefetches in flight (`hsa_amd_svm_prefetch_async`).
+    pub(crate) svm: crate::svm::Prefetches,
+}
+
+/// ROCr's `BindXnackMode` (`amd_topology.cpp`): `HSA_XNACK=1` or `0`
+/// (read into [`crate::flags::Flags`]) asks the driver for that mode
+/// (`SET_XNACK_MODE`); without it, or when the driver refuses, the mode is
+/// the driver's answer to a query, and off when it cannot say (KFD before
+/// 1.5). The GPU agents' ISAs carry it (`xnack+`/`xnack-`), and with it on
+/// the driver lets the GPUs fault in memory no SVM range covers.
+fn bind_xnack_mode(driver: &dyn Driver, want: Option<bool>) -> bool {
+    if let Some(w) = want {
+        if driver.set_xnack_mode(w).is_ok() {
+            return w;
+        }
+    }
+    driver.xnack_mode().unwrap_or(false)
 }
 
 impl Core {
@@ -55,7 +72,8 @@ impl Core {
         flags: crate::flags::Flags,
         options: &crate::copy::InitOptions,
     ) -> Result<Arc<Self>> {
-        let mut agents = crate::agent::discover(driver.topology(), &flags)?;
+        let xnack = bind_xnack_mode(&*driver, flags.xnack);
+        let mut agents = crate::agent::discover(driver.topology(), &flags, xnack)?;
         let pools = crate::memory::discover_pools(&mut agents, &flags);
         let gpu_ids: Vec<u32> = agents
             .iter()
@@ -73,6 +91,7 @@ impl Core {
             ipc: crate::ipc::Ipc::default(),
             vmem: crate::vmem::Vmem::default(),
             coherency: crate::coherency::Coherency::new(&agents),
+            svm: crate::svm::Prefetches::default(),
             driver,
             agents,
             pools,

@@ -55,6 +55,8 @@ pub const GPU_CLOCK_HZ: u64 = 100_000_000;
 const BO_MMAP_OFFSET_BASE: u64 = 1 << 32;
 /// The GPUVM aperture of a process (48-bit VA, the first 64 KiB reserved).
 const GPUVM_BASE: u64 = 0x1_0000;
+/// The page of SVM ranges (amdkfd keeps them in `PAGE_SHIFT` pages).
+const SVM_PAGE: u64 = 4096;
 const GPUVM_LIMIT: u64 = (1 << 47) - 1;
 /// GFX9 LDS and scratch apertures (`MAKE_LDS_APP_BASE_V9`, `MAKE_SCRATCH_APP_BASE_V9`).
 pub(crate) const LDS_BASE_V9: u64 = 0x1 << 48;
@@ -269,7 +271,7 @@ struct Process {
     queues: BTreeMap<u32, Arc<QueueState>>,
     xnack: bool,
     runtime_enabled: bool,
-    svm: BTreeMap<u64, (u64, Vec<raw::SvmAttribute>)>,
+    svm: crate::svm::SvmRanges,
     /// SVM ranges (start) mapped on a GPU (index) because an access
     /// attribute names it.
     svm_mapped: BTreeSet<(u64, usize)>,
@@ -308,6 +310,93 @@ impl Inner {
 
     fn gpu_index(&self, gpu_id: u32) -> Option<usize> {
         self.gpus.iter().position(|g| g.node.gpu_id == gpu_id)
+    }
+
+    /// What `svm_range_validate_and_map` does for the ranges of
+    /// `[lo, hi)`: each is mapped on exactly the GPUs it gives `ACCESS` or
+    /// `ACCESS_IN_PLACE` (system memory, in place: the GPU reads the
+    /// client's own pages at the same address; read-only with
+    /// `KFD_IOCTL_SVM_FLAG_GPU_RO`), unmapped from the others. With XNACK
+    /// amdkfd maps on the GPU's first fault instead; the sim maps at once,
+    /// which a kernel cannot tell apart. A range overlapping a buffer
+    /// already mapped there is `EINVAL`.
+    fn map_svm(&self, p: &mut Process, lo: u64, hi: u64) -> Result<(), Errno> {
+        let d = self;
+        let pieces: Vec<(u64, crate::svm::SvmRange)> =
+            p.svm.overlapping(lo, hi).map(|(s, r)| (s, *r)).collect();
+        for (gi, g) in d.gpus.iter().enumerate() {
+            let mut map = g.memory.map().write().unwrap_or_else(|e| e.into_inner());
+            let old: Vec<u64> = p
+                .svm_mapped
+                .range((lo, 0)..(hi, 0))
+                .filter(|(_, i)| *i == gi)
+                .map(|(s, _)| *s)
+                .collect();
+            for s in old {
+                map.remove(s);
+                p.svm_mapped.remove(&(s, gi));
+            }
+            for (start, r) in pieces.iter().filter(|(_, r)| r.reaches(gi)) {
+                let ptr = NonNull::new(*start as usize as *mut u8).ok_or(Errno::INVAL)?;
+                let len = usize::try_from(r.end - start).map_err(|_| Errno::INVAL)?;
+                // SAFETY: the SVM contract as the sim models it: the range is
+                // mapped memory of the client (checked by `svm`), which keeps
+                // it mapped while a GPU has access (amdgpu follows unmaps with
+                // an MMU notifier; the sim has none, as with USERPTR).
+                let view = unsafe { HostView::borrowed(ptr, len) };
+                let range = VaRange {
+                    end: r.end,
+                    view: Arc::new(view),
+                    view_offset: 0,
+                    writable: r.flags & KFD_IOCTL_SVM_FLAG_GPU_RO == 0,
+                };
+                if *start < GPUVM_BASE || !map.insert(*start, range) {
+                    return Err(Errno::INVAL);
+                }
+                p.svm_mapped.insert((*start, gi));
+            }
+        }
+        Ok(())
+    }
+
+    /// A GPU's page fault at `va` with XNACK on (`svm_range_restore_pages`):
+    /// a page of the process that no SVM range covers gets a new range
+    /// (`svm_range_create_unregistered_range`, here the one page), which
+    /// with XNACK every GPU reaches, and is mapped; the access retries.
+    /// A page a range covers keeps that range's access (none: the fault
+    /// stands). True when the access can be retried.
+    fn xnack_fault(&self, gpu: usize, va: u64) -> bool {
+        let mut p = self.lock();
+        if !p.xnack {
+            return false;
+        }
+        let page = va & !(SVM_PAGE - 1);
+        let Some(end) = page.checked_add(SVM_PAGE) else {
+            return false;
+        };
+        if self.gpus[gpu].memory.is_mapped(va, 1) {
+            // Another wave of the GPU mapped it meanwhile.
+            return true;
+        }
+        if page < GPUVM_BASE || p.svm.overlapping(page, end).next().is_some() {
+            return false;
+        }
+        // svm_range_is_valid: a mapped page of the process.
+        // SAFETY: msync only inspects the mapping; an unmapped page is ENOMEM.
+        let mapped = unsafe {
+            rustix::mm::msync(
+                page as usize as *mut c_void,
+                SVM_PAGE as usize,
+                rustix::mm::MsyncFlags::ASYNC,
+            )
+        };
+        if mapped.is_err() {
+            return false;
+        }
+        let all_gpus =
+            (0..self.gpus.len()).fold(0u64, |m, i| m | 1u64.checked_shl(i as u32).unwrap_or(0));
+        p.svm.set(page, end, &[], all_gpus, &|v| self.gpu_index(v));
+        self.map_svm(&mut p, page, end).is_ok()
     }
 
     /// `kfd_bind_process_to_device`: the VM must have been acquired.
@@ -414,6 +503,13 @@ impl SimDevice {
             shutdown: AtomicBool::new(false),
             trace: crate::trace::Trace::open(b.trace.as_deref()),
         });
+        // XNACK: a GPU's not-present fault may be recovered (`xnack_fault`).
+        for (i, g) in inner.gpus.iter().enumerate() {
+            let weak = Arc::downgrade(&inner);
+            g.memory.set_fault_hook(Some(Arc::new(move |va| {
+                weak.upgrade().is_some_and(|d| d.xnack_fault(i, va))
+            })));
+        }
         let cps: Vec<CommandProcessor> = (0..inner.gpus.len())
             .map(|i| CommandProcessor::start(Arc::clone(&inner), i, None))
             .collect();
@@ -1484,59 +1580,15 @@ impl SimDevice {
         Ok(0)
     }
 
-    /// What `svm_range_validate_and_map` does without XNACK: the range is
-    /// mapped on exactly the GPUs an `ACCESS` or `ACCESS_IN_PLACE`
-    /// attribute names (system memory, in place: the GPU reads the
-    /// client's own pages at the same address), unmapped from the others.
-    /// A range overlapping a buffer already mapped there is `EINVAL`.
-    fn map_svm(
-        &self,
-        p: &mut Process,
-        start: u64,
-        size: u64,
-        attrs: &[raw::SvmAttribute],
-    ) -> Result<(), Errno> {
-        let d = &*self.inner;
-        for (gi, g) in d.gpus.iter().enumerate() {
-            let want = attrs.iter().any(|at| {
-                at.value == g.node.gpu_id
-                    && matches!(
-                        at.type_,
-                        KFD_IOCTL_SVM_ATTR_ACCESS | KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE
-                    )
-            });
-            let have = p.svm_mapped.contains(&(start, gi));
-            let mut map = g.memory.map().write().unwrap_or_else(|e| e.into_inner());
-            if want && !have {
-                let ptr = NonNull::new(start as usize as *mut u8).ok_or(Errno::INVAL)?;
-                let len = usize::try_from(size).map_err(|_| Errno::INVAL)?;
-                // SAFETY: the SVM contract as the sim models it: the range is
-                // mapped memory of the client (checked by `svm`), which keeps
-                // it mapped while a GPU has access (amdgpu follows unmaps with
-                // an MMU notifier; the sim has none, as with USERPTR).
-                let view = unsafe { HostView::borrowed(ptr, len) };
-                let range = VaRange {
-                    end: start.checked_add(size).ok_or(Errno::INVAL)?,
-                    view: Arc::new(view),
-                    view_offset: 0,
-                    writable: true,
-                };
-                if start < GPUVM_BASE || !map.insert(start, range) {
-                    return Err(Errno::INVAL);
-                }
-                p.svm_mapped.insert((start, gi));
-            } else if !want && have {
-                map.remove(start);
-                p.svm_mapped.remove(&(start, gi));
-            }
-        }
-        Ok(())
-    }
-
+    /// `kfd_ioctl_svm`: `SET_ATTR` and `GET_ATTR` over the process's SVM
+    /// range list (`crate::svm`), `KFD_IOCTL_SVM_ATTR_PREFETCH_LOC`
+    /// recorded (the pages stay where they are: the sim's VRAM and system
+    /// memory are both host memory, so a migration has nothing to move).
     fn svm(&self, a: &mut raw::SvmArgs, arg: *mut u8) -> Result<c_int, Errno> {
         if a.start_addr % 4096 != 0 || a.size % 4096 != 0 || a.start_addr == 0 || a.size == 0 {
             return Err(Errno::INVAL);
         }
+        let end = a.start_addr.checked_add(a.size).ok_or(Errno::INVAL)?;
         let n = a.nattr as usize;
         if arg.is_null() {
             return Err(Errno::FAULT);
@@ -1547,27 +1599,9 @@ impl SimDevice {
         // SAFETY: the caller's contract: `nattr` pairs follow the header.
         let attrs = unsafe { std::slice::from_raw_parts_mut(first, n) };
         let d = &*self.inner;
-        let gpu_attr = |v: u32| {
-            v == KFD_IOCTL_SVM_LOCATION_SYSMEM
-                || v == KFD_IOCTL_SVM_LOCATION_UNDEFINED
-                || d.gpu_index(v).is_some()
-        };
-        for at in attrs.iter() {
-            let ok = match at.type_ {
-                KFD_IOCTL_SVM_ATTR_PREFERRED_LOC | KFD_IOCTL_SVM_ATTR_PREFETCH_LOC => {
-                    gpu_attr(at.value)
-                }
-                KFD_IOCTL_SVM_ATTR_ACCESS
-                | KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE
-                | KFD_IOCTL_SVM_ATTR_NO_ACCESS => d.gpu_index(at.value).is_some(),
-                KFD_IOCTL_SVM_ATTR_SET_FLAGS
-                | KFD_IOCTL_SVM_ATTR_CLR_FLAGS
-                | KFD_IOCTL_SVM_ATTR_GRANULARITY => true,
-                _ => false,
-            };
-            if !ok {
-                return Err(Errno::INVAL);
-            }
+        let gpu_index = |v: u32| d.gpu_index(v);
+        if a.op == KFD_IOCTL_SVM_OP_SET_ATTR {
+            crate::svm::check_attrs(attrs, &gpu_index)?;
         }
         // svm_range_is_valid: the range must be mapped memory of the process.
         // SAFETY: msync only inspects the mapping; an unmapped range is ENOMEM.
@@ -1581,90 +1615,28 @@ impl SimDevice {
         if mapped.is_err() {
             return Err(Errno::FAULT);
         }
+        let all_gpus =
+            (0..d.gpus.len()).fold(0u64, |m, i| m | 1u64.checked_shl(i as u32).unwrap_or(0));
         let mut p = d.lock();
+        // svm_range_new: with XNACK every GPU reaches a new range.
+        let default_access = if p.xnack { all_gpus } else { 0 };
         match a.op {
             KFD_IOCTL_SVM_OP_SET_ATTR => {
-                let entry = p
-                    .svm
-                    .entry(a.start_addr)
-                    .or_insert_with(|| (a.size, Vec::new()));
-                entry.0 = a.size;
-                for at in attrs.iter() {
-                    let per_gpu = |t| {
-                        matches!(
-                            t,
-                            KFD_IOCTL_SVM_ATTR_ACCESS
-                                | KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE
-                                | KFD_IOCTL_SVM_ATTR_NO_ACCESS
-                        )
-                    };
-                    // A new value replaces the old one of its kind (per GPU
-                    // for the access attributes).
-                    entry.1.retain(|o| {
-                        if per_gpu(at.type_) {
-                            !(per_gpu(o.type_) && o.value == at.value)
-                        } else {
-                            o.type_ != at.type_
-                        }
-                    });
-                    entry.1.push(*at);
-                }
-                let (size, stored) = (entry.0, entry.1.clone());
-                self.map_svm(&mut p, a.start_addr, size, &stored)?;
+                let (lo, hi) = p.svm.span(a.start_addr, end);
+                p.svm
+                    .set(a.start_addr, end, attrs, default_access, &gpu_index);
+                d.map_svm(&mut p, lo, hi)?;
                 Ok(0)
             }
             KFD_IOCTL_SVM_OP_GET_ATTR => {
-                let stored = p
-                    .svm
-                    .get(&a.start_addr)
-                    .map(|e| e.1.clone())
-                    .unwrap_or_default();
-                for at in attrs.iter_mut() {
-                    match at.type_ {
-                        KFD_IOCTL_SVM_ATTR_ACCESS
-                        | KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE
-                        | KFD_IOCTL_SVM_ATTR_NO_ACCESS => {
-                            let gpu = at.value;
-                            at.type_ = stored
-                                .iter()
-                                .find(|o| {
-                                    o.value == gpu
-                                        && o.type_ <= KFD_IOCTL_SVM_ATTR_NO_ACCESS
-                                        && o.type_ >= KFD_IOCTL_SVM_ATTR_ACCESS
-                                })
-                                .map_or(KFD_IOCTL_SVM_ATTR_NO_ACCESS, |o| o.type_);
-                        }
-                        KFD_IOCTL_SVM_ATTR_SET_FLAGS | KFD_IOCTL_SVM_ATTR_CLR_FLAGS => {
-                            let set: u32 = stored
-                                .iter()
-                                .filter(|o| o.type_ == KFD_IOCTL_SVM_ATTR_SET_FLAGS)
-                                .fold(
-                                    KFD_IOCTL_SVM_FLAG_HOST_ACCESS | KFD_IOCTL_SVM_FLAG_COHERENT,
-                                    |f, o| f | o.value,
-                                );
-                            let clr: u32 = stored
-                                .iter()
-                                .filter(|o| o.type_ == KFD_IOCTL_SVM_ATTR_CLR_FLAGS)
-                                .fold(0, |f, o| f | o.value);
-                            at.value = if at.type_ == KFD_IOCTL_SVM_ATTR_SET_FLAGS {
-                                set & !clr
-                            } else {
-                                clr
-                            };
-                        }
-                        t => {
-                            let default = match t {
-                                KFD_IOCTL_SVM_ATTR_GRANULARITY => 9,
-                                _ => KFD_IOCTL_SVM_LOCATION_UNDEFINED,
-                            };
-                            at.value = stored
-                                .iter()
-                                .rev()
-                                .find(|o| o.type_ == t)
-                                .map_or(default, |o| o.value);
-                        }
-                    }
-                }
+                p.svm.get(
+                    a.start_addr,
+                    end,
+                    attrs,
+                    default_access,
+                    all_gpus,
+                    &gpu_index,
+                )?;
                 Ok(0)
             }
             _ => Err(Errno::INVAL),

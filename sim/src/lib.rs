@@ -26,6 +26,7 @@ mod events;
 pub mod memory;
 pub mod sdma;
 pub mod shader;
+mod svm;
 pub mod topology;
 mod trace;
 

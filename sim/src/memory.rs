@@ -570,11 +570,26 @@ impl VaMap {
 /// One GPU's view of the process's memory: what `MAP_MEMORY_TO_GPU` made
 /// visible to it. Cheap to clone (a shared handle on the live map); the map
 /// changes under it as the client maps and unmaps.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct GpuMemory {
     map: Arc<RwLock<VaMap>>,
     /// The map's change counter (the same `Arc` as `VaMap::generation`).
     generation: Arc<AtomicU64>,
+    /// What the GPU does on a not-present fault it may recover from
+    /// (XNACK replay), shared by every clone.
+    fault_hook: Arc<RwLock<Option<FaultHook>>>,
+}
+
+/// Called with the faulting address of a not-present access; true when the
+/// device mapped it, and the access is tried once more (XNACK's retry).
+pub(crate) type FaultHook = Arc<dyn Fn(u64) -> bool + Send + Sync>;
+
+impl core::fmt::Debug for GpuMemory {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("GpuMemory")
+            .field("map", &self.map)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for GpuMemory {
@@ -584,6 +599,7 @@ impl Default for GpuMemory {
         Self {
             map: Arc::new(RwLock::new(map)),
             generation,
+            fault_hook: Arc::default(),
         }
     }
 }
@@ -658,8 +674,33 @@ impl GpuMemory {
         true
     }
 
-    /// The piece of `[va, va + len)` in the range holding `va`.
+    /// Installs (or removes) the recoverable-fault hook.
+    pub(crate) fn set_fault_hook(&self, hook: Option<FaultHook>) {
+        *self.fault_hook.write().unwrap_or_else(|e| e.into_inner()) = hook;
+    }
+
+    /// Asks the hook (called with no lock of the map held) to map `va`.
+    fn recover(&self, va: u64) -> bool {
+        let hook = self
+            .fault_hook
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        hook.is_some_and(|h| h(va))
+    }
+
+    /// The piece of `[va, va + len)` in the range holding `va`; a
+    /// not-present fault the hook recovers from is tried once more.
     fn piece(&self, va: u64, len: u64, access: Access) -> Result<Piece, MemoryFault> {
+        match self.piece_once(va, len, access) {
+            Err(f) if f.reason == FaultReason::NotPresent && self.recover(va) => {
+                self.piece_once(va, len, access)
+            }
+            r => r,
+        }
+    }
+
+    fn piece_once(&self, va: u64, len: u64, access: Access) -> Result<Piece, MemoryFault> {
         let fault = |reason| MemoryFault {
             address: va,
             access,
@@ -839,8 +880,14 @@ impl GpuMemory {
         self.generation.load(Ordering::Acquire)
     }
 
-    /// The mapped range holding `va`, translated (None if `va` is not mapped).
+    /// The mapped range holding `va`, translated (None if `va` is not
+    /// mapped, after the fault hook had its chance).
     pub(crate) fn translate_range(&self, va: u64) -> Option<RangeTranslation> {
+        self.translate_range_once(va)
+            .or_else(|| self.recover(va).then(|| self.translate_range_once(va))?)
+    }
+
+    fn translate_range_once(&self, va: u64) -> Option<RangeTranslation> {
         // Read the generation first: a change after it makes the translation stale.
         let generation = self.generation.load(Ordering::Acquire);
         let map = self.map.read().unwrap_or_else(|e| e.into_inner());

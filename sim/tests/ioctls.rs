@@ -362,6 +362,271 @@ fn svm_access_maps_the_range_on_that_gpu() {
     unsafe { rustix::mm::munmap(va as *mut _, len) }.unwrap();
 }
 
+/// `svm_range_set_attr` splits ranges where a set starts or ends inside
+/// one; `svm_range_get_attr` folds the ranges a query overlaps (a location
+/// only while all agree, flags the AND for SET_FLAGS and the complement of
+/// the OR for CLR_FLAGS, the smallest granularity, access only where every
+/// range gives it); granularity is clamped to 0x3f; a prefetch location is
+/// recorded; query types other than ACCESS of the access family are EINVAL.
+#[test]
+fn svm_ranges_split_and_queries_fold_over_them() {
+    let c = Client::default();
+    let page = 4096u64;
+    let len = 4 * page as usize;
+    // SAFETY: a fresh anonymous mapping of ours.
+    let va = unsafe {
+        rustix::mm::mmap_anonymous(
+            std::ptr::null_mut(),
+            len,
+            rustix::mm::ProtFlags::READ | rustix::mm::ProtFlags::WRITE,
+            rustix::mm::MapFlags::PRIVATE,
+        )
+    }
+    .unwrap() as u64;
+    let at = |type_, value| raw::SvmAttribute { type_, value };
+    let get = |start: u64, size: u64, q: &mut [raw::SvmAttribute]| {
+        c.kfd.svm_get_attr(start, size, q).unwrap();
+    };
+    // Nothing set: the defaults (svm_range_set_default_attributes).
+    let mut q = [
+        at(KFD_IOCTL_SVM_ATTR_PREFERRED_LOC, 0),
+        at(KFD_IOCTL_SVM_ATTR_PREFETCH_LOC, 0),
+        at(KFD_IOCTL_SVM_ATTR_SET_FLAGS, 0),
+        at(KFD_IOCTL_SVM_ATTR_GRANULARITY, 0),
+        at(KFD_IOCTL_SVM_ATTR_ACCESS, c.gpu_id),
+    ];
+    get(va, 4 * page, &mut q);
+    assert_eq!(q[0].value, KFD_IOCTL_SVM_LOCATION_UNDEFINED);
+    assert_eq!(q[1].value, KFD_IOCTL_SVM_LOCATION_UNDEFINED);
+    assert_eq!(
+        q[2].value,
+        KFD_IOCTL_SVM_FLAG_HOST_ACCESS | KFD_IOCTL_SVM_FLAG_COHERENT
+    );
+    assert_eq!(q[3].value, 9);
+    assert_eq!(q[4].type_, KFD_IOCTL_SVM_ATTR_NO_ACCESS);
+
+    // Whole range: system memory preferred, granularity 100 -> 0x3f.
+    c.kfd
+        .svm_set_attr(
+            va,
+            4 * page,
+            &[
+                at(
+                    KFD_IOCTL_SVM_ATTR_PREFERRED_LOC,
+                    KFD_IOCTL_SVM_LOCATION_SYSMEM,
+                ),
+                at(KFD_IOCTL_SVM_ATTR_GRANULARITY, 100),
+            ],
+        )
+        .unwrap();
+    // Pages 1..3: the GPU preferred, read-mostly, access, granularity 4.
+    c.kfd
+        .svm_set_attr(
+            va + page,
+            2 * page,
+            &[
+                at(KFD_IOCTL_SVM_ATTR_PREFERRED_LOC, c.gpu_id),
+                at(
+                    KFD_IOCTL_SVM_ATTR_SET_FLAGS,
+                    KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY,
+                ),
+                at(KFD_IOCTL_SVM_ATTR_ACCESS, c.gpu_id),
+                at(KFD_IOCTL_SVM_ATTR_GRANULARITY, 4),
+            ],
+        )
+        .unwrap();
+    let mem = c.kfd.device().gpu_memory(c.gpu_id).unwrap();
+    assert!(!mem.is_mapped(va, 4), "page 0 has no access");
+    assert!(mem.is_mapped(va + page, 2 * page), "pages 1..3 have");
+    assert!(!mem.is_mapped(va + 3 * page, 4), "page 3 has none");
+
+    // A query's ACCESS pair comes back retyped: each query starts anew.
+    let query = || {
+        [
+            at(KFD_IOCTL_SVM_ATTR_PREFERRED_LOC, 0),
+            at(KFD_IOCTL_SVM_ATTR_SET_FLAGS, 0),
+            at(KFD_IOCTL_SVM_ATTR_CLR_FLAGS, 0),
+            at(KFD_IOCTL_SVM_ATTR_GRANULARITY, 0),
+            at(KFD_IOCTL_SVM_ATTR_ACCESS, c.gpu_id),
+        ]
+    };
+    let mut q = query();
+    get(va + page, 2 * page, &mut q);
+    assert_eq!(q[0].value, c.gpu_id);
+    assert_ne!(q[1].value & KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY, 0);
+    assert_eq!(q[1].value & q[2].value, 0);
+    assert_eq!(q[3].value, 4);
+    assert_eq!(q[4].type_, KFD_IOCTL_SVM_ATTR_ACCESS);
+    let mut q = query();
+    get(va, page, &mut q);
+    assert_eq!(q[0].value, KFD_IOCTL_SVM_LOCATION_SYSMEM);
+    assert_eq!(q[1].value & KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY, 0);
+    assert_ne!(q[2].value & KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY, 0);
+    assert_eq!(q[3].value, 0x3f, "clamped like svm_range_apply_attrs");
+    assert_eq!(q[4].type_, KFD_IOCTL_SVM_ATTR_NO_ACCESS);
+    // Across the split: mixed location -> undefined, read-mostly in neither
+    // the AND nor the complement of the OR, the smaller granularity, access
+    // only where every range has it.
+    let mut q = query();
+    get(va, 4 * page, &mut q);
+    assert_eq!(q[0].value, KFD_IOCTL_SVM_LOCATION_UNDEFINED);
+    assert_eq!(q[1].value & KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY, 0);
+    assert_eq!(q[2].value & KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY, 0);
+    assert_eq!(q[3].value, 4);
+    assert_eq!(q[4].type_, KFD_IOCTL_SVM_ATTR_NO_ACCESS);
+
+    // Splitting a mapped range keeps both halves mapped.
+    c.kfd
+        .svm_set_attr(
+            va + 2 * page,
+            page,
+            &[at(KFD_IOCTL_SVM_ATTR_NO_ACCESS, c.gpu_id)],
+        )
+        .unwrap();
+    assert!(mem.is_mapped(va + page, page));
+    assert!(!mem.is_mapped(va + 2 * page, 4));
+
+    // Prefetch: system memory or a GPU, recorded per range.
+    c.kfd
+        .svm_set_attr(
+            va,
+            2 * page,
+            &[at(KFD_IOCTL_SVM_ATTR_PREFETCH_LOC, c.gpu_id)],
+        )
+        .unwrap();
+    let mut p = [at(KFD_IOCTL_SVM_ATTR_PREFETCH_LOC, 0)];
+    get(va, 2 * page, &mut p);
+    assert_eq!(p[0].value, c.gpu_id);
+    get(va, 4 * page, &mut p);
+    assert_eq!(p[0].value, KFD_IOCTL_SVM_LOCATION_UNDEFINED);
+    assert_eq!(
+        errno(c.kfd.svm_set_attr(
+            va,
+            page,
+            &[at(
+                KFD_IOCTL_SVM_ATTR_PREFETCH_LOC,
+                KFD_IOCTL_SVM_LOCATION_UNDEFINED
+            )]
+        )),
+        Some(Errno::INVAL),
+        "a prefetch needs a place"
+    );
+    for t in [
+        KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE,
+        KFD_IOCTL_SVM_ATTR_NO_ACCESS,
+    ] {
+        let mut q = [at(t, c.gpu_id)];
+        assert_eq!(
+            errno(c.kfd.svm_get_attr(va, page, &mut q)),
+            Some(Errno::INVAL)
+        );
+    }
+    let mut q = [at(KFD_IOCTL_SVM_ATTR_ACCESS, 0xdead)];
+    assert_eq!(
+        errno(c.kfd.svm_get_attr(va, page, &mut q)),
+        Some(Errno::INVAL),
+        "unknown GPU"
+    );
+    // Read-only for the GPU: the mapping refuses writes.
+    c.kfd
+        .svm_set_attr(
+            va + page,
+            page,
+            &[at(KFD_IOCTL_SVM_ATTR_SET_FLAGS, KFD_IOCTL_SVM_FLAG_GPU_RO)],
+        )
+        .unwrap();
+    assert!(mem.load_u32(va + page, Ordering::Acquire).is_ok());
+    assert!(mem.store_u32(va + page, 1, Ordering::Release).is_err());
+    // SAFETY: our mapping, no longer used.
+    unsafe { rustix::mm::munmap(va as *mut _, len) }.unwrap();
+}
+
+/// With XNACK on, a new SVM range gives every GPU access
+/// (`svm_range_new`): the GPU reaches it with no access attribute.
+#[test]
+fn with_xnack_a_new_svm_range_reaches_every_gpu() {
+    let c = Client::default();
+    c.kfd.set_xnack_mode(XnackMode::Enabled).unwrap();
+    let len = 4096usize;
+    // SAFETY: a fresh anonymous mapping of ours.
+    let va = unsafe {
+        rustix::mm::mmap_anonymous(
+            std::ptr::null_mut(),
+            len,
+            rustix::mm::ProtFlags::READ | rustix::mm::ProtFlags::WRITE,
+            rustix::mm::MapFlags::PRIVATE,
+        )
+    }
+    .unwrap() as u64;
+    let at = |type_, value| raw::SvmAttribute { type_, value };
+    let mut q = [at(KFD_IOCTL_SVM_ATTR_ACCESS, c.gpu_id)];
+    c.kfd.svm_get_attr(va, len as u64, &mut q).unwrap();
+    assert_eq!(q[0].type_, KFD_IOCTL_SVM_ATTR_ACCESS);
+    c.kfd
+        .svm_set_attr(va, len as u64, &[at(KFD_IOCTL_SVM_ATTR_GRANULARITY, 0)])
+        .unwrap();
+    let mem = c.kfd.device().gpu_memory(c.gpu_id).unwrap();
+    assert!(mem.is_mapped(va, len as u64));
+    c.kfd
+        .svm_set_attr(
+            va,
+            len as u64,
+            &[at(KFD_IOCTL_SVM_ATTR_NO_ACCESS, c.gpu_id)],
+        )
+        .unwrap();
+    assert!(!mem.is_mapped(va, 4));
+    c.kfd.set_xnack_mode(XnackMode::Disabled).unwrap();
+    // SAFETY: our mapping, no longer used.
+    unsafe { rustix::mm::munmap(va as *mut _, len) }.unwrap();
+}
+
+/// `svm_range_restore_pages`: with XNACK on, a GPU access to a page of the
+/// process that no SVM range covers faults it in (a new range every GPU
+/// reaches) and retries; without XNACK, or where a range gives the GPU no
+/// access, the fault stands.
+#[test]
+fn with_xnack_a_gpu_fault_on_plain_memory_maps_it() {
+    let c = Client::default();
+    let len = 3 * 4096usize;
+    // SAFETY: a fresh anonymous mapping of ours.
+    let va = unsafe {
+        rustix::mm::mmap_anonymous(
+            std::ptr::null_mut(),
+            len,
+            rustix::mm::ProtFlags::READ | rustix::mm::ProtFlags::WRITE,
+            rustix::mm::MapFlags::PRIVATE,
+        )
+    }
+    .unwrap() as u64;
+    // SAFETY: our mapping.
+    unsafe { ((va + 4104) as *mut u32).write_volatile(0xfeed) };
+    let mem = c.kfd.device().gpu_memory(c.gpu_id).unwrap();
+    assert!(
+        mem.load_u32(va + 4104, Ordering::Acquire).is_err(),
+        "no XNACK"
+    );
+    c.kfd.set_xnack_mode(XnackMode::Enabled).unwrap();
+    assert_eq!(mem.load_u32(va + 4104, Ordering::Acquire).unwrap(), 0xfeed);
+    assert!(mem.is_mapped(va + 4096, 4096), "the page");
+    assert!(!mem.is_mapped(va, 4), "only the page");
+    let at = |type_, value| raw::SvmAttribute { type_, value };
+    let mut q = [at(KFD_IOCTL_SVM_ATTR_ACCESS, c.gpu_id)];
+    c.kfd.svm_get_attr(va + 4096, 4096, &mut q).unwrap();
+    assert_eq!(q[0].type_, KFD_IOCTL_SVM_ATTR_ACCESS, "a range now");
+    // A range that denies the GPU: the fault stands.
+    c.kfd
+        .svm_set_attr(
+            va + 2 * 4096,
+            4096,
+            &[at(KFD_IOCTL_SVM_ATTR_NO_ACCESS, c.gpu_id)],
+        )
+        .unwrap();
+    assert!(mem.load_u32(va + 2 * 4096, Ordering::Acquire).is_err());
+    c.kfd.set_xnack_mode(XnackMode::Disabled).unwrap();
+    // SAFETY: our mapping, no longer used.
+    unsafe { rustix::mm::munmap(va as *mut _, len) }.unwrap();
+}
+
 /// `kfd_ioctl_set_xnack_mode`, `kfd_ioctl_runtime_enable`: both refuse a
 /// process that has queues (-EBUSY, -EEXIST).
 #[test]
