@@ -48,6 +48,7 @@ pub mod status;
 pub mod svm;
 pub mod system;
 pub mod system_events;
+pub mod trap;
 pub mod vmem;
 
 pub use agent::{Agent, AgentRecord, DeviceType};

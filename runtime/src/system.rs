@@ -43,6 +43,8 @@ pub(crate) struct Core {
     pub(crate) ipc: crate::ipc::Ipc,
     /// Reservations, handles and mappings (`hsa_amd_vmem_*`).
     pub(crate) vmem: crate::vmem::Vmem,
+    /// The GPUs' trap handlers and doorbell-to-queue maps.
+    pub(crate) trap: crate::trap::TrapHandlers,
 }
 
 impl Core {
@@ -76,7 +78,11 @@ impl Core {
             copy: crate::copy::CopyEngines::new(options),
             queue_serial: AtomicU64::new(0),
             events: crate::events::Events::default(),
+            trap: crate::trap::TrapHandlers::default(),
         });
+        // ROCr binds the trap handler as it creates each GPU agent, before
+        // any queue.
+        crate::trap::TrapHandlers::install(&core)?;
         crate::events::Events::start(&core);
         Ok(core)
     }
@@ -236,6 +242,13 @@ impl Runtime {
     /// What the runtime knows of `agent`.
     pub fn agent(&self, agent: Agent) -> Result<&AgentRecord> {
         self.core.agent(agent)
+    }
+
+    /// The trap handler installed on GPU `agent`: its code (TBA) and its
+    /// doorbell-to-queue map (TMA) addresses; none on a GPU that has none.
+    pub fn trap_handler(&self, agent: Agent) -> Result<Option<(u64, u64)>> {
+        let a = self.core.agent(agent)?;
+        Ok(self.core.trap.addresses(a.gpu_id))
     }
 
     /// The agent's memory pools.
