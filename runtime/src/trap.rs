@@ -1,4 +1,4 @@
-//! The trap handler the runtime installs on every GFX9 GPU at init, as
+//! The trap handler the runtime installs on every GFX9.0 GPU at init, as
 //! ROCr's `GpuAgent::BindTrapHandler` does on a KFD without exception
 //! debugging: its code (`runtime/trap/trap_handler.s`, assembled by
 //! `runtime/trap/build.sh` with llvm-mc-19) and its trap memory, the
@@ -28,8 +28,9 @@ use crate::system::Core;
 pub const TRAP_HANDLER_GFX9: &[u8] = include_bytes!("../trap/trap_handler_gfx9.bin");
 
 /// The GFX9 processors `build.sh` assembles the handler for; the runtime
-/// installs it on any GPU whose `gfx_target_version` major is 9.
-pub const GFX9_TARGETS: &[&str] = &["gfx900", "gfx906", "gfx908", "gfx90a", "gfx942"];
+/// installs it on any GPU whose `gfx_target_version` is 9.0.x (9.4 and
+/// 9.5 get none, as in ROCr).
+pub const GFX9_TARGETS: &[&str] = &["gfx900", "gfx906", "gfx908", "gfx90a"];
 
 /// Doorbell ids the map covers (ROCr's `MAX_NUM_DOORBELLS`; the handler
 /// masks the id to 10 bits).
@@ -63,7 +64,11 @@ impl TrapHandlers {
     pub(crate) fn install(core: &Core) -> Result<()> {
         for a in core.agents.iter().filter(|a| a.is_gpu()) {
             let version = a.node.properties.gfx_target_version.unwrap_or(0);
-            if version / 10000 != 9 {
+            // ROCr: no handler without KFD exception debugging on GFX10+
+            // or on GFX9.4/9.5 (gfx940..gfx950), whose first-level handler
+            // reports exceptions only through that interface.
+            let (major, minor) = (version / 10000, version / 100 % 100);
+            if major != 9 || matches!(minor, 4 | 5) {
                 continue;
             }
             let code = core.allocate_system(TRAP_HANDLER_GFX9.len() as u64, true)?;

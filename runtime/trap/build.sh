@@ -15,7 +15,7 @@ for tool in "$MC" "$OBJCOPY"; do
 done
 OUT=${1:-trap_handler_gfx9.bin}
 # Keep this list in step with GFX9_TARGETS in runtime/src/trap.rs.
-GPUS="gfx900 gfx906 gfx908 gfx90a gfx942"
+GPUS="gfx900 gfx906 gfx908 gfx90a"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for gpu in $GPUS; do

@@ -1,4 +1,4 @@
-// The runtime's second-level trap handler for GFX9 (gfx900 .. gfx90a).
+// The runtime's second-level trap handler for GFX9.0 (gfx900 .. gfx90a).
 //
 // KFD's first-level handler (CWSR, cwsr_trap_handler_gfx9.asm) enters it
 // with (LLVM AMDGPUUsage "Trap Handler ABI"; ROCr's second-level ABI):
