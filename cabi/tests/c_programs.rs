@@ -176,3 +176,19 @@ fn with_xnack_a_kernel_reads_malloced_memory_without_attributes() {
         "{stdout}"
     );
 }
+
+/// `tests/c/hsa_trap.c` (also run on AMD's ROCr over the sim by
+/// `scripts/test-rocr-on-sim`, with ROCr's own trap handler): `s_trap 2`,
+/// an undefined instruction word and a store into the address-space hole
+/// reach the queue error callback as `EXCEPTION`, `ILLEGAL_INSTRUCTION`
+/// and `MEMORY_APERTURE_VIOLATION` through our trap handler; a fresh
+/// queue then works, and `s_trap 3` is stepped over.
+#[test]
+fn traps_and_exceptions_reach_the_queue_error_callback() {
+    let prog = gcc("hsa_trap", &["../../../tests/c/hsa_trap.c"], &[]);
+    let faults =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime/kernels/faults.co");
+    let out = run_ok(on_ours(&prog).arg(faults).arg("debugtrap"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("hsa_trap: PASS"), "{stdout}");
+}

@@ -221,6 +221,9 @@ pub trait Driver: Send + Sync + 'static {
     fn map_event_page(&self, event_page_offset: u64) -> kfd::Result<Mapped>;
     /// `GET_CLOCK_COUNTERS`.
     fn clock_counters(&self, gpu_id: u32) -> kfd::Result<ClockCounters>;
+    /// `SET_TRAP_HANDLER`: the second-level trap handler (code at `tba`,
+    /// its memory at `tma`) for this process's waves on GPU `gpu_id`.
+    fn set_trap_handler(&self, gpu_id: u32, tba: u64, tma: u64) -> kfd::Result<()>;
     /// `AVAILABLE_MEMORY`.
     fn available_memory(&self, gpu_id: u32) -> kfd::Result<u64>;
     /// `SET_CU_MASK`.
@@ -451,6 +454,10 @@ impl<D: KfdDevice> Driver for KfdDriver<D> {
             len,
             _keep: Box::new(page),
         })
+    }
+
+    fn set_trap_handler(&self, gpu_id: u32, tba: u64, tma: u64) -> kfd::Result<()> {
+        self.kfd.set_trap_handler(gpu_id, tba, tma)
     }
 
     fn clock_counters(&self, gpu_id: u32) -> kfd::Result<ClockCounters> {

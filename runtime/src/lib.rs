@@ -51,6 +51,7 @@ pub mod svm;
 pub mod system;
 pub mod system_events;
 mod trace;
+pub mod trap;
 pub mod vmem;
 
 pub use agent::{Agent, AgentRecord, DeviceType};

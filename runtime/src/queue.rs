@@ -103,6 +103,8 @@ pub(crate) struct QueueInner {
     ring_va: u64,
     slots: u32,
     doorbell: Mapped,
+    /// The doorbell id the trap handler finds the queue by.
+    doorbell_id: u64,
     doorbell_signal: u64,
     eop_va: u64,
     cwsr_va: u64,
@@ -305,6 +307,7 @@ impl Queue {
                 ring_va,
                 slots: size,
                 doorbell,
+                doorbell_id: crate::trap::doorbell_id(info.doorbell_offset),
                 doorbell_signal,
                 eop_va,
                 cwsr_va,
@@ -343,6 +346,9 @@ impl Queue {
             inner.set_scratch(&req)?;
         }
         core.register_queue(&inner);
+        // The trap handler finds the queue's amd_queue_t by its doorbell.
+        core.trap
+            .register(inner.gpu_id, inner.doorbell_id, inner.amd_va);
         // The queue monitor (ROCr's `DynamicQueueEventsHandler`): runs on
         // the async-handler thread whenever the inactive signal leaves 0.
         let weak = Arc::downgrade(&inner);
@@ -756,6 +762,9 @@ impl QueueInner {
                 .destroy_queue(self.queue_id)
                 .map_err(|e| Error::driver("DESTROY_QUEUE", e))
         };
+        self.core
+            .trap
+            .unregister(self.gpu_id, self.doorbell_id, self.amd_va);
         for va in [
             self.ring_va,
             self.amd_va,

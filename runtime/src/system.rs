@@ -49,6 +49,8 @@ pub(crate) struct Core {
     pub(crate) flags: crate::flags::Flags,
     /// The SVM prefetches in flight (`hsa_amd_svm_prefetch_async`).
     pub(crate) svm: crate::svm::Prefetches,
+    /// The GPUs' trap handlers and doorbell-to-queue maps.
+    pub(crate) trap: crate::trap::TrapHandlers,
 }
 
 /// ROCr's `BindXnackMode` (`amd_topology.cpp`): `HSA_XNACK=1` or `0`
@@ -104,7 +106,11 @@ impl Core {
             flags,
             queue_serial: AtomicU64::new(0),
             events: crate::events::Events::default(),
+            trap: crate::trap::TrapHandlers::default(),
         });
+        // ROCr binds the trap handler as it creates each GPU agent, before
+        // any queue.
+        crate::trap::TrapHandlers::install(&core)?;
         crate::events::Events::start(&core);
         Ok(core)
     }
@@ -294,6 +300,13 @@ impl Runtime {
     /// What the runtime knows of `agent`.
     pub fn agent(&self, agent: Agent) -> Result<&AgentRecord> {
         self.core.agent(agent)
+    }
+
+    /// The trap handler installed on GPU `agent`: its code (TBA) and its
+    /// doorbell-to-queue map (TMA) addresses; none on a GPU that has none.
+    pub fn trap_handler(&self, agent: Agent) -> Result<Option<(u64, u64)>> {
+        let a = self.core.agent(agent)?;
+        Ok(self.core.trap.addresses(a.gpu_id))
     }
 
     /// The agent's memory pools.

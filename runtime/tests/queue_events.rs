@@ -157,14 +157,19 @@ fn queue_errors_reach_the_callback_with_rocr_statuses() {
     let rt = rt();
     let gpu = rt.gpu_agents().next().unwrap();
     let exe = rt.load_executable(gpu, FAULTS).unwrap();
-    for (kernel, want) in [
-        ("trap_now", Status::Exception),
-        ("illegal", Status::IllegalInstruction),
+    // An address in the hole between the 48-bit halves: in no aperture.
+    let hole = [ArgValue::Bytes(
+        0x0000_8000_0000_0000u64.to_le_bytes().to_vec(),
+    )];
+    for (kernel, args, want) in [
+        ("trap_now", &[][..], Status::Exception),
+        ("illegal", &[][..], Status::IllegalInstruction),
+        ("store_at", &hole[..], Status::MemoryApertureViolation),
     ] {
         let (q, rx) = queue_with_callback(&rt, gpu);
         let k = exe.kernel(kernel).unwrap().clone();
         let err = rt
-            .dispatch(&q, &k, &[], &Geometry::linear(64, 64), GENEROUS)
+            .dispatch(&q, &k, args, &Geometry::linear(64, 64), GENEROUS)
             .unwrap_err();
         assert_eq!(err.status, want, "{kernel}: {err}");
         assert_eq!(
@@ -186,6 +191,77 @@ fn queue_errors_reach_the_callback_with_rocr_statuses() {
         (Status::InvalidPacketFormat, q.id())
     );
     assert_eq!(q.error(), Some(Status::InvalidPacketFormat));
+}
+
+/// The runtime installs its trap handler on every GPU at init: the code is
+/// the committed handler, the trap memory a zeroed doorbell-to-queue map
+/// in which each queue's `amd_queue_t` appears at its doorbell id.
+#[test]
+fn the_trap_handler_is_installed_on_every_gpu_and_maps_queues() {
+    let _g = serial();
+    let rt = rt();
+    for gpu in rt.gpu_agents() {
+        let v = rt.agent(gpu).unwrap().node.properties.gfx_target_version;
+        let gfx90 = v.is_some_and(|v| v / 10000 == 9 && !matches!(v / 100 % 100, 4 | 5));
+        let Some((tba, tma)) = rt.trap_handler(gpu).unwrap() else {
+            assert!(!gfx90, "a GFX9.0 GPU ({v:?}) has a handler");
+            continue;
+        };
+        assert!(gfx90, "only GFX9.0 GPUs get a handler, not {v:?}");
+        let code = runtime::trap::TRAP_HANDLER_GFX9;
+        // SAFETY: the handler's code: CPU-mapped system memory of its length.
+        let installed = unsafe { std::slice::from_raw_parts(tba as *const u8, code.len()) };
+        assert_eq!(installed, code);
+        let q = rt
+            .create_queue(gpu, 64, QueueKind::Multiple, None, u32::MAX)
+            .unwrap();
+        // SAFETY: the map: CPU-mapped system memory of 1024 u64s.
+        let map = unsafe { std::slice::from_raw_parts(tma as *const u64, 1024) };
+        let entries: Vec<u64> = map.iter().copied().filter(|&e| e != 0).collect();
+        assert!(entries.contains(&q.address()), "{entries:x?}");
+        let amd = q.address();
+        drop(q);
+        assert!(!map.contains(&amd), "a destroyed queue leaves the map");
+    }
+}
+
+/// `s_trap 3` (llvm.debugtrap) with no debugger: the trap handler steps
+/// over it and the kernel completes; a queue stopped by a trap leaves the
+/// other queues working.
+#[test]
+fn a_debugtrap_resumes_and_other_queues_survive_a_trap() {
+    let _g = serial();
+    let rt = rt();
+    let gpu = rt.gpu_agents().next().unwrap();
+    let exe = rt.load_executable(gpu, FAULTS).unwrap();
+    let (bad, rx) = queue_with_callback(&rt, gpu);
+    let (good, good_rx) = queue_with_callback(&rt, gpu);
+    let trap = exe.kernel("trap_now").unwrap().clone();
+    let err = rt
+        .dispatch(&bad, &trap, &[], &Geometry::linear(64, 64), GENEROUS)
+        .unwrap_err();
+    assert_eq!(err.status, Status::Exception, "{err}");
+    assert_eq!(
+        rx.recv_timeout(GENEROUS).unwrap(),
+        (Status::Exception, bad.id())
+    );
+    let k = exe.kernel("debugtrap_then_store").unwrap().clone();
+    let n = 256u32;
+    let out = u32s(&rt, &vec![0; n as usize]);
+    rt.dispatch(
+        &good,
+        &k,
+        &[ArgValue::Pointer(out)],
+        &Geometry::linear(n, 64),
+        GENEROUS,
+    )
+    .unwrap();
+    // SAFETY: `out` holds n u32s, CPU-mapped; the dispatch has completed.
+    let got = unsafe { std::slice::from_raw_parts(out as *const u32, n as usize) };
+    let want: Vec<u32> = (1..=n).collect();
+    assert_eq!(got, &want[..]);
+    assert_eq!(good.error(), None);
+    assert!(good_rx.try_recv().is_err());
 }
 
 /// Scratch is sized and cached as ROCr's `HandleInsufficientScratch` and

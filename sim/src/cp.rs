@@ -35,7 +35,7 @@ use aql::{Packet, PacketHeader, SignalHandle};
 use kfd::ioctl::raw;
 
 use crate::device::Inner;
-use crate::dispatch::{AgentCall, Dispatch, QueueScratch, ShaderFault};
+use crate::dispatch::{AgentCall, Dispatch, QueueScratch, ShaderFault, WaveInterrupt};
 use crate::memory::{Access, AtomicOp, DeviceMemory, FaultReason, GpuMemory, MemoryFault, Pinned};
 use crate::sdma::SdmaError;
 use crate::sdma::engine::{RunState, SdmaHooks, SdmaQueue, SdmaRing};
@@ -108,6 +108,9 @@ pub mod code {
     pub const OUT_OF_REGISTERS: u64 = 128;
     /// Unsupported vendor packet.
     pub const VENDOR_FORMAT: u64 = 256;
+    /// Memory aperture violation (ROCr's trap handler's
+    /// `SIGNAL_CODE_MEM_VIOL`).
+    pub const MEMORY_APERTURE_VIOLATION: u64 = 0x2000_0000;
     /// Illegal instruction.
     pub const ILLEGAL_INSTRUCTION: u64 = 0x4000_0000;
     /// Debug trap / abort.
@@ -455,6 +458,8 @@ enum Stop {
     Fault(MemoryFault),
     Code(u64, String),
     Scratch,
+    /// The trap handler halted a wave after reporting the error itself.
+    Halted(String),
 }
 
 impl From<MemoryFault> for Stop {
@@ -1154,6 +1159,12 @@ impl Worker {
                 ShaderFault::NoShaderCore.to_string(),
             ));
         };
+        // A wave's s_sendmsg(MSG_INTERRUPT): the SQ interrupt KFD turns into
+        // kfd_signal_event_interrupt(pasid, data, 24).
+        let events = &self.inner.events;
+        let interrupt = move |data: u32| {
+            events.interrupt(data & 0xff_ffff);
+        };
         let d = Dispatch {
             gpu_id: q.gpu_id,
             queue_id: q.id,
@@ -1173,6 +1184,8 @@ impl Worker {
             group_segment_size: group,
             scratch,
             trap_handler: self.inner.gpus[self.gpu].trap_handler(),
+            doorbell_id: ((q.doorbell_offset / 8) & 0x3ff) as u32,
+            interrupt: Some(WaveInterrupt(&interrupt)),
             memory: mem,
         };
         self.launch(q, id)?;
@@ -1278,6 +1291,7 @@ impl Worker {
         match stop {
             Stop::Fault(f) => self.fault(q, p.id, f),
             Stop::Code(c, what) => self.error(q, p.id, c, what),
+            Stop::Halted(what) => self.halted(q, p.id, what),
             Stop::Scratch => {
                 // The handshake: queue inactive, code 1; ROCr grows scratch,
                 // stores 0 to queue_inactive_signal, and the CP retries.
@@ -1322,6 +1336,27 @@ impl Worker {
         }
         mem.store_u64(handle + 8, (1 << 63) | c, Ordering::Release)?;
         self.interrupt(handle)
+    }
+
+    /// A wave halted by the trap handler: the queue stops where it is (the
+    /// dispatch never completes); the handler has already stored its code
+    /// in `queue_inactive_signal` and raised the event, so the CP only
+    /// records it.
+    fn halted(&self, q: &QueueState, id: u64, what: String) {
+        q.state.store(ERROR, Ordering::Release);
+        let code = self
+            .amd_queue(q)
+            .and_then(|base| {
+                let mem = self.memory();
+                let handle = mem.load_u64(base + 192, Ordering::Acquire).ok()?;
+                (handle != 0).then(|| mem.load_u64(handle + 8, Ordering::Acquire).ok())?
+            })
+            .unwrap_or(0);
+        *lock(&q.error) = Some(QueueError {
+            code: code & !(1 << 63),
+            packet_id: id,
+            what,
+        });
     }
 
     fn error(&self, q: &QueueState, id: u64, c: u64, what: String) {
@@ -1409,7 +1444,12 @@ fn sdma_offset(e: &SdmaError) -> u64 {
 
 fn fault_stop(f: ShaderFault) -> Stop {
     match f {
+        // No trap handler to report it: the CP reports it as the handler would.
+        ShaderFault::Memory(m) if m.reason == FaultReason::ApertureViolation => {
+            Stop::Code(code::MEMORY_APERTURE_VIOLATION, f.to_string())
+        }
         ShaderFault::Memory(m) => Stop::Fault(m),
+        ShaderFault::Halted { .. } => Stop::Halted(f.to_string()),
         ShaderFault::IllegalInstruction { .. } => {
             Stop::Code(code::ILLEGAL_INSTRUCTION, f.to_string())
         }

@@ -39,6 +39,19 @@ pub struct TrapHandler {
     pub tma: u64,
 }
 
+/// The interrupt a wave raises with `s_sendmsg sendmsg(MSG_INTERRUPT)`:
+/// the SQ's interrupt with the message data (`m0[23:0]`), which KFD
+/// (`kfd_int_process_v9.c`) hands to `kfd_signal_event_interrupt` as a
+/// partial event id.
+#[derive(Clone, Copy)]
+pub struct WaveInterrupt<'a>(pub &'a (dyn Fn(u32) + Sync));
+
+impl fmt::Debug for WaveInterrupt<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("WaveInterrupt")
+    }
+}
+
 /// One kernel dispatch, as the CP hands it to a shader core.
 #[derive(Debug)]
 pub struct Dispatch<'a> {
@@ -75,6 +88,12 @@ pub struct Dispatch<'a> {
     /// The GPU's trap handler, if the client installed one (a TBA of 0 is
     /// none).
     pub trap_handler: Option<TrapHandler>,
+    /// The queue's doorbell id, as `s_sendmsg sendmsg(MSG_GET_DOORBELL)`
+    /// returns it (the doorbell's 64-bit slot in the process's doorbell
+    /// page, 10 bits).
+    pub doorbell_id: u32,
+    /// Where a wave's `MSG_INTERRUPT` goes (none: dropped).
+    pub interrupt: Option<WaveInterrupt<'a>>,
     /// The GPU's view of memory: every access of the kernel goes through it.
     pub memory: &'a GpuMemory,
 }
@@ -107,6 +126,15 @@ pub enum ShaderFault {
     },
     /// A wave aborted (`s_sethalt`-style fatal halt, watchdog).
     Abort(String),
+    /// The trap handler halted a wave (it set `STATUS.HALT`): the handler
+    /// has reported the error itself (the queue's inactive signal and its
+    /// event), so the dispatch never completes and the queue stops.
+    Halted {
+        /// The kernel (as for `IllegalInstruction`).
+        kernel: String,
+        /// Byte offset of the instruction that trapped, from the kernel's entry.
+        offset: u64,
+    },
 }
 
 impl fmt::Display for ShaderFault {
@@ -128,6 +156,10 @@ impl fmt::Display for ShaderFault {
                 offset,
             } => write!(f, "s_trap {trap_id} in kernel {kernel} at +{offset:#x}"),
             Self::Abort(why) => write!(f, "wave aborted: {why}"),
+            Self::Halted { kernel, offset } => write!(
+                f,
+                "wave halted by the trap handler in kernel {kernel} at +{offset:#x}"
+            ),
         }
     }
 }

@@ -241,7 +241,12 @@ impl Events {
                 }
             }
         };
-        if t.events.contains_key(&partial_id) {
+        // kfd_signal_event_interrupt: the event the id names when its slot
+        // is signaled, else an exhaustive search of the signaled slots (a
+        // trap handler's MSG_INTERRUPT carries data 0, no event id).
+        if t.events.contains_key(&partial_id)
+            && load_slot(&page.view, partial_id) != UNSIGNALED_EVENT_SLOT
+        {
             raise(&mut t, partial_id);
         } else {
             // No exact id: scan the signal events (no allocation on the

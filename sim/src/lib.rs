@@ -34,6 +34,7 @@ pub use cp::{MAX_SLEEP, QueueError, SPIN_WINDOW, code};
 pub use device::{EnvError, GPU_CLOCK_HZ, SimBuilder, SimDevice, SimRenderNode};
 pub use dispatch::{
     AgentCall, AgentHandler, Dispatch, QueueScratch, ShaderCore, ShaderFault, TrapHandler,
+    WaveInterrupt,
 };
 pub use memory::{
     Access, AtomicOp, DeviceMemory, FaultReason, GpuMemory, MemoryFault, SharedAtomic,

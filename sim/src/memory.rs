@@ -51,6 +51,11 @@ pub enum FaultReason {
     Misaligned,
     /// `address + length` overflows the 64-bit address space.
     AddressOverflow,
+    /// A vector memory access to an address in no aperture: outside the
+    /// 48-bit canonical range and not in the LDS or scratch aperture (the
+    /// GFX9 address-space hole). The SQ reports it to the wave as
+    /// `TRAPSTS.MEM_VIOL` (no VM fault: no page table is walked).
+    ApertureViolation,
 }
 
 impl FaultReason {
@@ -61,6 +66,7 @@ impl FaultReason {
             Self::ReadOnly => "write to a read-only page",
             Self::Misaligned => "misaligned atomic",
             Self::AddressOverflow => "address range overflows",
+            Self::ApertureViolation => "address in no aperture",
         }
     }
 }

@@ -216,6 +216,104 @@ fn s_trap_without_a_trap_handler_is_reported_as_a_trap() {
     assert_eq!(out.read_u32s(0, 1)[0], 0, "nothing ran past the trap");
 }
 
+/// The runtime's GFX9 trap handler (runtime/trap/trap_handler.s, the bytes
+/// the runtime installs) and the runtime's fault kernels.
+const RUNTIME_TRAP_HANDLER: &[u8] = include_bytes!("../../runtime/trap/trap_handler_gfx9.bin");
+const FAULTS_CO: &str = "../runtime/kernels/faults.co";
+
+/// Installs the runtime's handler with an empty doorbell-to-queue map (as
+/// the runtime does); returns the code and the map.
+fn install_runtime_handler(c: &Client) -> (Buffer, Buffer) {
+    let code = c.buffer(4096);
+    code.write(0, RUNTIME_TRAP_HANDLER);
+    let map = c.buffer(8192);
+    c.kfd.set_trap_handler(c.gpu_id, code.va, map.va).unwrap();
+    (code, map)
+}
+
+/// Enters `q` in the map: map[doorbell id] = its amd_queue_t.
+fn map_queue(map: &Buffer, q: &Queue) {
+    let id = ((q.info.doorbell_offset & 8191) >> 3) & 0x3ff;
+    map.write_u64s(id as usize * 8, &[q.amd.va]);
+}
+
+/// An address in the hole between the 48-bit halves: in no aperture.
+const HOLE: u64 = 0x0000_8000_0000_0000;
+
+/// Through the runtime's handler: s_trap 2, an illegal word and a store to
+/// an address in no aperture leave ROCr's codes in the queue's inactive
+/// signal (written by the handler, not the CP: no bit 63) and halt the
+/// wave; s_trap 3 is stepped over and the kernel completes.
+#[test]
+fn the_runtimes_trap_handler_reports_traps_and_exceptions() {
+    let c = Client::new(2);
+    let (_code, map) = install_runtime_handler(&c);
+    let co = c.load(FAULTS_CO);
+    let g = Geometry::linear(128, 64);
+    let mut queues = Vec::new();
+    for (kernel, args, want) in [
+        ("trap_now", vec![], sim::code::TRAP),
+        ("illegal", vec![], sim::code::ILLEGAL_INSTRUCTION),
+        (
+            "store_at",
+            vec![Arg::Bytes(HOLE.to_le_bytes().to_vec())],
+            sim::code::MEMORY_APERTURE_VIOLATION,
+        ),
+    ] {
+        // Each on its own queue, kept (a stopped queue's buffers stay mapped).
+        queues.push(Queue::new(&c, 0));
+        let q = queues.last().unwrap();
+        map_queue(&map, q);
+        let r = dispatch(&c, q, &co.kernels[kernel], &args, g);
+        let Outcome::Error(code, what) = r else {
+            panic!("{kernel}: {r:?}")
+        };
+        assert_eq!(code, want, "{kernel}: {what}");
+        assert!(
+            what.contains("halted by the trap handler"),
+            "{kernel}: {what}"
+        );
+    }
+    let q = Queue::new(&c, 0);
+    map_queue(&map, &q);
+    let out = c.buffer(4096);
+    let r = dispatch(
+        &c,
+        &q,
+        &co.kernels["debugtrap_then_store"],
+        &[Arg::Ptr(out.va)],
+        g,
+    );
+    assert!(matches!(r, Outcome::Done), "{r:?}");
+    let want: Vec<u32> = (1..=128).collect();
+    assert_eq!(out.read_u32s(0, 128), want);
+}
+
+/// Without a trap handler the CP reports an aperture violation itself,
+/// with the code ROCr's handler would have written.
+#[test]
+fn an_aperture_violation_without_a_trap_handler_is_reported_by_the_cp() {
+    let c = Client::new(1);
+    let q = Queue::new(&c, 0);
+    let co = c.load(FAULTS_CO);
+    let r = dispatch(
+        &c,
+        &q,
+        &co.kernels["store_at"],
+        &[Arg::Bytes(HOLE.to_le_bytes().to_vec())],
+        Geometry::linear(64, 64),
+    );
+    let Outcome::Error(code, what) = r else {
+        panic!("{r:?}")
+    };
+    assert_eq!(
+        code,
+        (1 << 63) | sim::code::MEMORY_APERTURE_VIOLATION,
+        "{what}"
+    );
+    assert!(what.contains("address in no aperture"), "{what}");
+}
+
 #[test]
 fn vgpr_indexing_mode_reads_and_writes_the_indexed_vgpr() {
     let c = Client::new(1);

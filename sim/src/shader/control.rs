@@ -10,10 +10,11 @@
 
 use isa::Opcode::{self, *};
 
-use super::program::{Dst, ExecFn, Inst, TTMP};
+use super::program::{Dst, EXEC, ExecFn, Inst, TTMP};
 use super::setup::{PRIVATE_BASE, SHARED_BASE};
 use super::wave::{Ty, Wave};
 use super::{Ctx, Fault, Flow};
+use crate::memory::FaultReason;
 
 fn f(x: ExecFn) -> Option<ExecFn> {
     Some(x)
@@ -54,6 +55,29 @@ mod hwreg {
     pub const SQ_SHADER_TBA_LO: u32 = 16;
     pub const SQ_SHADER_TMA_LO: u32 = 18;
     pub const SQ_SHADER_TMA_HI: u32 = 19;
+}
+
+/// STATUS bits (GFX9 ISA "Status register").
+mod status {
+    /// STATUS.HALT: the wave issues no more instructions.
+    pub const HALT: u32 = 1 << 13;
+}
+
+/// TRAPSTS.EXCP bits (GFX9 ISA "Trap status register"; ROCr's
+/// `SQ_WAVE_TRAPSTS_*`).
+mod trapsts {
+    /// A memory violation (an address in no aperture).
+    pub const MEM_VIOL: u32 = 1 << 8;
+    /// An illegal instruction.
+    pub const ILLEGAL_INST: u32 = 1 << 11;
+}
+
+/// `s_sendmsg` message ids (GFX9, `SIDefines.h` `SendMsg::Id`).
+mod msg {
+    /// An interrupt to the host with `m0[23:0]` as its data.
+    pub const INTERRUPT: u32 = 1;
+    /// The queue's doorbell id into `exec_lo` (bit 31 cleared when done).
+    pub const GET_DOORBELL: u32 = 10;
 }
 
 /// `hwreg(id, offset, size)` from a SOPK immediate: id [5:0], offset
@@ -115,29 +139,114 @@ fn read_hwreg(w: &Wave, ctx: &Ctx<'_>, id: u32) -> u32 {
     }
 }
 
-fn write_hwreg(w: &mut Wave, id: u32, offset: u32, mask: u32, value: u32) {
+fn write_hwreg(
+    w: &mut Wave,
+    ctx: &Ctx<'_>,
+    id: u32,
+    offset: u32,
+    mask: u32,
+    value: u32,
+) -> Result<(), Fault> {
     let field = |old: u32| (old & !(mask << offset)) | ((value & mask) << offset);
     match id {
         hwreg::MODE => w.mode = field(w.mode),
         hwreg::TRAPSTS => w.trapsts = field(w.trapsts),
+        // A trap handler restores the wave's STATUS before `s_rfe_b64`
+        // (SCC among it); setting HALT stops the wave there.
+        hwreg::STATUS => {
+            let new = field(read_hwreg(w, ctx, id));
+            w.scc = new & 1 != 0;
+            if new & status::HALT != 0 {
+                return Err(Fault::Halted {
+                    pc: w.s64(TTMP) & 0xffff_ffff_ffff,
+                });
+            }
+        }
         // The other registers are read-only to a wave (or ignored by the sim).
         _ => {}
     }
+    Ok(())
 }
 
-fn setreg(w: &mut Wave, i: &Inst, value: u32) -> Result<Flow, Fault> {
+fn setreg(w: &mut Wave, i: &Inst, ctx: &Ctx<'_>, value: u32) -> Result<Flow, Fault> {
     let (id, offset, mask) = hwreg_field(i.imm);
-    write_hwreg(w, id, offset, mask, value);
+    write_hwreg(w, ctx, id, offset, mask, value)?;
     Ok(Flow::Next)
 }
 
-/// `s_trap`: with a trap handler installed, enter it as GFX9 does under
-/// KFD's first-level handler: `ttmp1:ttmp0` = the PC of the `s_trap`
-/// (bits 47:0) with the trap id in `ttmp1[23:16]`, `ttmp[2:3]` = TBA,
-/// `ttmp[14:15]` = TMA (what the first level hands the second), STATUS.PRIV
-/// set, PC = TBA. The handler returns with `s_rfe_b64` (adding 4 to the
-/// saved PC to resume after the `s_trap`). Without a handler, or an
-/// `s_trap` inside the handler, the trap is reported as ROCr reports one.
+/// `s_sendmsg`: the messages a compute wave's trap handler sends (the
+/// graphics ones have no receiver here and are dropped).
+fn sendmsg(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
+    match i.imm & 0xf {
+        msg::INTERRUPT => {
+            if let Some(raise) = ctx.interrupt {
+                (raise.0)(w.m0() & 0xff_ffff);
+            }
+        }
+        msg::GET_DOORBELL => {
+            w.s[usize::from(EXEC)] = ctx.launch.doorbell_id & 0x3ff;
+        }
+        _ => {}
+    }
+    Ok(Flow::Next)
+}
+
+/// Enters the trap handler `t` for the instruction at `pc` (trap id `id`,
+/// 0 for an exception), as GFX9 does under KFD's first-level handler:
+/// `ttmp1:ttmp0` = the PC (bits 47:0) with the trap id in `ttmp1[23:16]`,
+/// `ttmp[2:3]` = TBA, `ttmp11` = the saved IB_STS replay counts (0 here),
+/// `ttmp12` = the wave's STATUS, `ttmp[14:15]` = TMA (what the first level
+/// hands the second, ROCr `trap_handler.s`), STATUS.PRIV set. Returns the
+/// handler's address.
+fn enter_trap(
+    w: &mut Wave,
+    ctx: &Ctx<'_>,
+    t: crate::dispatch::TrapHandler,
+    pc: u64,
+    id: u32,
+) -> Result<u64, Fault> {
+    if t.tba % 4 != 0 {
+        return Err(Fault::Abort(format!(
+            "trap handler address {:#x} is not dword aligned",
+            t.tba
+        )));
+    }
+    let saved_status = read_hwreg(w, ctx, hwreg::STATUS);
+    let t0 = TTMP as usize;
+    w.s[t0] = pc as u32;
+    w.s[t0 + 1] = ((pc >> 32) as u32 & 0xffff) | ((id & 0xff) << 16);
+    w.set_s64(TTMP + 2, t.tba);
+    w.s[t0 + 11] = 0;
+    w.s[t0 + 12] = saved_status;
+    w.set_s64(TTMP + 14, t.tma);
+    w.privileged = true;
+    Ok(t.tba)
+}
+
+/// An exception `f` raised by the instruction at `pc`: with a trap handler
+/// installed (and the wave not already in it), the TRAPSTS bit is set and
+/// the handler entered with trap id 0; GFX9 raises illegal instructions
+/// and memory violations to the handler whenever one is installed
+/// (STATUS.TRAP_EN). Returns where the wave continues; without a handler,
+/// or for a fault the handler never sees (a VM fault: the KFD interrupt
+/// reports it), the fault itself.
+pub(crate) fn exception(w: &mut Wave, pc: u64, ctx: &Ctx<'_>, f: Fault) -> Result<u64, Fault> {
+    let Some(t) = ctx.launch.trap.filter(|_| !w.privileged) else {
+        return Err(f);
+    };
+    let bit = match &f {
+        Fault::Illegal { .. } => trapsts::ILLEGAL_INST,
+        Fault::Memory(m) if m.reason == FaultReason::ApertureViolation => trapsts::MEM_VIOL,
+        _ => return Err(f),
+    };
+    w.trapsts |= bit;
+    enter_trap(w, ctx, t, pc, 0)
+}
+
+/// `s_trap`: with a trap handler installed, enter it ([`enter_trap`]);
+/// it returns with `s_rfe_b64` (adding 4 to the saved PC to resume after
+/// the `s_trap`). Without a handler, or an `s_trap` inside the handler,
+/// the trap is reported as ROCr's handler reports one.
 fn trap(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
     let id = i.imm & 0xff;
     let Some(t) = ctx.launch.trap.filter(|_| !w.privileged) else {
@@ -146,19 +255,7 @@ fn trap(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
             pc: i.pc,
         });
     };
-    if t.tba % 4 != 0 {
-        return Err(Fault::Abort(format!(
-            "trap handler address {:#x} is not dword aligned",
-            t.tba
-        )));
-    }
-    let t0 = TTMP as usize;
-    w.s[t0] = i.pc as u32;
-    w.s[t0 + 1] = ((i.pc >> 32) as u32 & 0xffff) | (id << 16);
-    w.set_s64(TTMP + 2, t.tba);
-    w.set_s64(TTMP + 14, t.tma);
-    w.privileged = true;
-    Ok(Flow::Jump(t.tba))
+    Ok(Flow::Jump(enter_trap(w, ctx, t, i.pc, id)?))
 }
 
 /// The handler of a program-flow or special instruction.
@@ -193,7 +290,8 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         }),
         S_WAITCNT | S_NOP | S_SETPRIO | S_ICACHE_INV | S_DCACHE_INV | S_DCACHE_INV_VOL
         | S_DCACHE_WB | S_DCACHE_WB_VOL | S_INCPERFLEVEL | S_DECPERFLEVEL | S_TTRACEDATA
-        | S_WAKEUP | S_SENDMSG => f(nop),
+        | S_WAKEUP => f(nop),
+        S_SENDMSG => f(sendmsg),
         S_BARRIER => f(|_, _, _| Ok(Flow::Barrier)),
         S_SLEEP => f(|_, _, _| Ok(Flow::Yield)),
         S_TRAP => f(trap),
@@ -230,14 +328,14 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
             w.write_s32(i.sdst, v);
             Ok(Flow::Next)
         }),
-        S_SETREG_B32 => f(|w, i, _| {
+        S_SETREG_B32 => f(|w, i, ctx| {
             let v = match i.sdst {
                 Dst::S(r) => w.s[usize::from(r)],
                 _ => 0,
             };
-            setreg(w, i, v)
+            setreg(w, i, ctx, v)
         }),
-        S_SETREG_IMM32_B32 => f(|w, i, _| setreg(w, i, i.lit)),
+        S_SETREG_IMM32_B32 => f(|w, i, ctx| setreg(w, i, ctx, i.lit)),
         S_MEMTIME => f(|w, i, ctx| {
             let ns = ctx.clock_origin.elapsed().as_nanos();
             w.write_s64(i.sdst, (ns * SHADER_CLOCK_HZ / 1_000_000_000) as u64);

@@ -102,6 +102,11 @@ pub(crate) enum Fault {
     },
     /// Anything else that stops a wave (register out of range, unaligned PC).
     Abort(String),
+    /// The trap handler set `STATUS.HALT`; `pc` is where the wave trapped.
+    Halted {
+        /// The PC the handler would return to.
+        pc: u64,
+    },
 }
 
 /// Per-wave-slice context: what an instruction may reach besides its wave.
@@ -119,6 +124,8 @@ pub(crate) struct Ctx<'a> {
     pub lds: &'a mut [u8],
     /// The sim's clock origin (`s_memrealtime`, `s_memtime`).
     pub clock_origin: Instant,
+    /// Where `s_sendmsg sendmsg(MSG_INTERRUPT)` goes.
+    pub interrupt: Option<crate::dispatch::WaveInterrupt<'a>>,
 }
 
 /// Most kernels whose decoded programs the interpreter keeps (past it, the
@@ -287,6 +294,7 @@ impl ShaderCore for Interpreter {
             d.memory,
             self.workers,
             self.clock_origin,
+            d.interrupt,
             counts.as_mut(),
         );
         if let Some(c) = &counts {
@@ -308,6 +316,10 @@ impl ShaderCore for Interpreter {
                 offset: pc.wrapping_sub(launch.entry),
             },
             Fault::Abort(why) => ShaderFault::Abort(why),
+            Fault::Halted { pc } => ShaderFault::Halted {
+                kernel: setup::kernel_name(d.memory, d.kernel_object),
+                offset: pc.wrapping_sub(launch.entry),
+            },
         })
     }
 }

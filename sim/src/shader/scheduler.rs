@@ -18,8 +18,8 @@ use super::program::{Block, GPR_IDX_EN, Program};
 use super::setup::Launch;
 use super::tlb::Tlb;
 use super::wave::{LANES, Wave, WaveState};
-use super::{Ctx, Fault, Flow};
-use crate::dispatch::ShaderFault;
+use super::{Ctx, Fault, Flow, control};
+use crate::dispatch::{ShaderFault, WaveInterrupt};
 use crate::memory::GpuMemory;
 
 /// Most waves a work-group can have (1024 work-items).
@@ -33,6 +33,7 @@ struct Shared<'a> {
     program: &'a Program,
     memory: &'a GpuMemory,
     clock_origin: Instant,
+    interrupt: Option<WaveInterrupt<'a>>,
     next: AtomicU64,
     stop: AtomicBool,
     fault: Mutex<Option<Fault>>,
@@ -47,6 +48,7 @@ pub(crate) fn run(
     memory: &GpuMemory,
     workers: usize,
     clock_origin: Instant,
+    interrupt: Option<WaveInterrupt<'_>>,
     counts: Option<&mut Counts>,
 ) -> Result<(), Fault> {
     let shared = Shared {
@@ -54,6 +56,7 @@ pub(crate) fn run(
         program,
         memory,
         clock_origin,
+        interrupt,
         next: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         fault: Mutex::new(None),
@@ -165,6 +168,7 @@ fn run_group(
         counts,
         lds,
         clock_origin: shared.clock_origin,
+        interrupt: shared.interrupt,
     };
     let waves = &mut waves[..count as usize];
     loop {
@@ -262,11 +266,16 @@ fn run_wave(
             if let Some(c) = ctx.counts.as_deref_mut() {
                 coverage::count(c, inst);
             }
-            let flow = if w.mode & GPR_IDX_EN != 0 && inst.valu {
+            let r = if w.mode & GPR_IDX_EN != 0 && inst.valu {
                 let x = inst.indexed(w.m0());
-                (x.exec)(w, &x, ctx)?
+                (x.exec)(w, &x, ctx)
             } else {
-                (inst.exec)(w, inst, ctx)?
+                (inst.exec)(w, inst, ctx)
+            };
+            // An exception enters the trap handler, if there is one.
+            let flow = match r {
+                Ok(flow) => flow,
+                Err(f) => Flow::Jump(control::exception(w, inst.pc, ctx, f)?),
             };
             match flow {
                 Flow::Next => w.index += 1,

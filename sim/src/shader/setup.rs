@@ -63,6 +63,8 @@ pub(crate) struct Launch {
     pub queue_id: u32,
     /// The GPU's trap handler, if installed.
     pub trap: Option<crate::dispatch::TrapHandler>,
+    /// The queue's doorbell id (`MSG_GET_DOORBELL`).
+    pub doorbell_id: u32,
 }
 
 fn family(p: Processor) -> GpuFamily {
@@ -179,6 +181,7 @@ impl Launch {
         Ok(Self {
             entry,
             trap: d.trap_handler,
+            doorbell_id: d.doorbell_id,
             user_sgprs: user,
             workgroup_id: [
                 kd.rsrc2.workgroup_id_x,

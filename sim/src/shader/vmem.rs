@@ -30,7 +30,7 @@ use super::program::{Dst, ExecFn, FLAT_SCRATCH, Inst, Src};
 use super::setup::{PRIVATE_BASE, SHARED_BASE};
 use super::wave::{LANES, Ty, Wave};
 use super::{Ctx, Fault, Flow};
-use crate::memory::{AtomicOp, DeviceMemory, GpuMemory, MemoryFault};
+use crate::memory::{Access, AtomicOp, DeviceMemory, FaultReason, GpuMemory, MemoryFault};
 
 const FLAT: u8 = 0;
 const GLOBAL: u8 = 1;
@@ -104,11 +104,32 @@ fn targets<const SEG: u8>(w: &Wave, i: &Inst) -> Result<[Target; LANES], Fault> 
     Ok(t)
 }
 
+/// `a` when it is a global address: in the 48-bit canonical range (bits
+/// 63:47 all equal). Anything else lies in the GFX9 address-space hole
+/// outside every aperture: a memory violation the SQ raises to the wave
+/// (TRAPSTS.MEM_VIOL), not a VM fault. The fast paths never see such an
+/// address (no mapped range covers it), so the check costs the slow path
+/// only.
+#[inline]
+fn in_aperture(a: u64, access: Access) -> Result<u64, Fault> {
+    match a >> 47 {
+        0 | 0x1_ffff => Ok(a),
+        _ => Err(Fault::Memory(MemoryFault {
+            address: a,
+            access,
+            reason: FaultReason::ApertureViolation,
+        })),
+    }
+}
+
 /// Reads `buf.len()` bytes of one lane's target.
 #[inline]
 fn read(ctx: &Ctx<'_>, w: &Wave, t: Target, lane: usize, buf: &mut [u8]) -> Result<(), Fault> {
     match t {
-        Target::Global(a) => ctx.mem.read_bytes(a, buf).map_err(Fault::Memory),
+        Target::Global(a) => ctx
+            .mem
+            .read_bytes(in_aperture(a, Access::Read)?, buf)
+            .map_err(Fault::Memory),
         Target::Lds(o) => {
             let o = o as usize;
             match ctx.lds.get(o..o + buf.len()) {
@@ -147,7 +168,10 @@ fn read(ctx: &Ctx<'_>, w: &Wave, t: Target, lane: usize, buf: &mut [u8]) -> Resu
 #[inline]
 fn write(ctx: &mut Ctx<'_>, w: &Wave, t: Target, lane: usize, data: &[u8]) -> Result<(), Fault> {
     match t {
-        Target::Global(a) => ctx.mem.write_bytes(a, data).map_err(Fault::Memory),
+        Target::Global(a) => ctx
+            .mem
+            .write_bytes(in_aperture(a, Access::Write)?, data)
+            .map_err(Fault::Memory),
         Target::Lds(o) => {
             let o = o as usize;
             if let Some(dst) = ctx.lds.get_mut(o..o + data.len()) {
@@ -640,7 +664,7 @@ fn atomic<const SEG: u8, const KIND: u8, const WIDE: bool>(
             _ => 0,
         };
         let va = match t[l] {
-            Target::Global(a) => a,
+            Target::Global(a) => in_aperture(a, Access::Write)?,
             Target::Scratch(o) => {
                 // Private atomics act on the swizzled dword(s).
                 scratch_address(w.s64(FLAT_SCRATCH), o, l)
