@@ -34,6 +34,7 @@ use aql::queue::{
 use aql::{Packet, PacketHeader, SignalHandle};
 use kfd::ioctl::raw;
 
+use crate::cu::{ComputeUnit, CuLayout};
 use crate::device::Inner;
 use crate::dispatch::{AgentCall, Dispatch, QueueScratch, ShaderFault};
 use crate::memory::{Access, AtomicOp, DeviceMemory, FaultReason, GpuMemory, MemoryFault, Pinned};
@@ -900,8 +901,15 @@ impl Worker {
                 self.complete(b.completion_signal, self.profiled(q).then_some(start))?;
             }
             Packet::KernelDispatch(k) => {
+                // A CU mask that enables no CU: no workgroup can be placed,
+                // the dispatch waits (amdkfd accepts such a mask; the queue
+                // then hangs until the mask changes).
+                let compute_units = self.enabled_cus(q);
+                if compute_units.is_empty() {
+                    return Ok(false);
+                }
                 let start = self.inner.gpu_clock();
-                let profiling = self.dispatch(q, p.id, k)?;
+                let profiling = self.dispatch(q, p.id, k, compute_units)?;
                 self.complete(k.completion_signal, profiling.then_some(start))?;
             }
             Packet::AgentDispatch(a) => {
@@ -985,6 +993,11 @@ impl Worker {
         self.scratch(q).is_ok_and(|(_, profiling)| profiling)
     }
 
+    /// The CUs the queue's CU mask (SET_CU_MASK) enables on this GPU.
+    fn enabled_cus(&self, q: &QueueState) -> Vec<ComputeUnit> {
+        CuLayout::of(&self.inner.gpus[self.gpu].node.spec).enabled(&lock(&q.cu_mask))
+    }
+
     fn amd_queue(&self, q: &QueueState) -> Option<u64> {
         // ROCr's rptr/wptr are amd_queue_t.read_dispatch_id (offset 128) and
         // write_dispatch_id (56): the CP finds the descriptor from them.
@@ -1043,7 +1056,13 @@ impl Worker {
 
     /// The checks a gfx90a CP makes, then the shader core; returns whether
     /// the queue has profiling enabled.
-    fn dispatch(&self, q: &QueueState, id: u64, k: &KernelDispatchPacket) -> Result<bool, Stop> {
+    fn dispatch(
+        &self,
+        q: &QueueState,
+        id: u64,
+        k: &KernelDispatchPacket,
+        compute_units: Vec<ComputeUnit>,
+    ) -> Result<bool, Stop> {
         let mem = self.memory();
         let wg = k.workgroup_size().map(u32::from);
         let grid = k.grid_size();
@@ -1173,6 +1192,7 @@ impl Worker {
             group_segment_size: group,
             scratch,
             trap_handler: self.inner.gpus[self.gpu].trap_handler(),
+            compute_units,
             memory: mem,
         };
         self.launch(q, id)?;

@@ -75,6 +75,9 @@ pub struct Dispatch<'a> {
     /// The GPU's trap handler, if the client installed one (a TBA of 0 is
     /// none).
     pub trap_handler: Option<TrapHandler>,
+    /// The CUs the queue's CU mask enables, in mask-bit order (never
+    /// empty: the CP does not launch a dispatch on a queue with none).
+    pub compute_units: Vec<crate::cu::ComputeUnit>,
     /// The GPU's view of memory: every access of the kernel goes through it.
     pub memory: &'a GpuMemory,
 }
