@@ -51,6 +51,8 @@ pub(crate) struct Occupancy {
     /// Free scratch slots (true: free), when the kernel uses scratch.
     scratch_free: Vec<bool>,
     scratch_used: bool,
+    /// Work-groups waiting for room (the scheduler wakes them only then).
+    pub(crate) waiting: usize,
 }
 
 const fn all_waves() -> u16 {
@@ -75,6 +77,7 @@ impl Occupancy {
             next: 0,
             scratch_free: vec![true; scratch_slots.unwrap_or(0).min(1 << 20) as usize],
             scratch_used: scratch_slots.is_some(),
+            waiting: 0,
         }
     }
 

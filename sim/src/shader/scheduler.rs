@@ -125,8 +125,14 @@ fn worker(shared: &Shared<'_>) {
             counts.as_mut(),
             &mut blocks,
         );
-        lock(&shared.occupancy).release(resident);
-        shared.freed.notify_all();
+        let waiting = {
+            let mut occ = lock(&shared.occupancy);
+            occ.release(resident);
+            occ.waiting > 0
+        };
+        if waiting {
+            shared.freed.notify_all();
+        }
         if let Err(f) = r {
             let mut slot = lock(&shared.fault);
             if slot.is_none() {
@@ -165,7 +171,9 @@ fn make_resident(shared: &Shared<'_>, id: [u32; 3]) -> Option<Residency> {
         if let Some(r) = occ.place(waves, lds) {
             return Some(r);
         }
+        occ.waiting += 1;
         occ = shared.freed.wait(occ).unwrap_or_else(|e| e.into_inner());
+        occ.waiting -= 1;
     }
 }
 
