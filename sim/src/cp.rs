@@ -932,7 +932,7 @@ impl Worker {
                     // runtime has taken the scratch back and stored 0
                     // (ROCr's DynamicQueueEventsHandler, code 512).
                     q.state.store(WAIT_SCRATCH, Ordering::Release);
-                    self.signal_inactive(q, code::RECLAIM_SCRATCH)?;
+                    self.signal_reclaim(q)?;
                 }
             }
             Packet::AgentDispatch(a) => {
@@ -1368,6 +1368,23 @@ impl Worker {
             return Ok(());
         }
         mem.store_u64(handle + 8, (1 << 63) | c, Ordering::Release)?;
+        self.interrupt(handle)
+    }
+
+    /// Code 512 in `queue_inactive_signal`, without the error bit 63 the
+    /// other codes carry: ROCr 5.2.3's `DynamicScratchHandler` tests
+    /// `error_code == 512` on the raw value (and asserts on an unknown
+    /// code otherwise).
+    fn signal_reclaim(&self, q: &QueueState) -> Result<(), MemoryFault> {
+        let Some(base) = self.amd_queue(q) else {
+            return Ok(());
+        };
+        let mem = self.memory();
+        let handle = mem.load_u64(base + 192, Ordering::Acquire)?;
+        if handle == 0 {
+            return Ok(());
+        }
+        mem.store_u64(handle + 8, code::RECLAIM_SCRATCH, Ordering::Release)?;
         self.interrupt(handle)
     }
 
