@@ -198,3 +198,27 @@ fn a_workgroup_needing_more_scratch_slots_than_the_queue_has_is_an_error() {
         Outcome::Done => panic!("a 4-wave workgroup ran in 3 scratch slots"),
     }
 }
+
+#[test]
+fn a_harvested_gcd_maps_its_last_bits_to_the_arrays_with_a_14th_cu() {
+    // MI250X GCD: 110 CUs on 8 engines of up to 14; bits 0-103 cover CUs
+    // 0-12 of every engine, bits 104-109 the 14th CU (CU 13) of engines
+    // 0-5, the arrays that have one.
+    let c = Client::with(
+        sim::SimBuilder::new()
+            .board(sim::Board::Mi250x)
+            .gpus(1)
+            .workers(2)
+            .build(),
+    );
+    let q = Queue::new(&c, 0);
+    let co = c.load(CUMASK);
+    let bits: Vec<u32> = (100..110).collect();
+    c.kfd.set_cu_mask(q.info.queue_id, &mask_of(&bits)).unwrap();
+    let seen = cus_seen(&hw_ids(&c, &q, &co, 40), q.info.queue_id);
+    let want: BTreeSet<u32> = (4..8)
+        .map(|se| (12 << 8) | (se << 13))
+        .chain((0..6).map(|se| (13 << 8) | (se << 13)))
+        .collect();
+    assert_eq!(seen, want);
+}
