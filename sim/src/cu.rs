@@ -72,6 +72,20 @@ impl CuLayout {
         }
     }
 
+    /// The active CUs of shader array `sh` of engine `se` of XCC `xcc`.
+    pub(crate) fn active(&self, xcc: u32, se: u32, sh: u32) -> u32 {
+        if se >= self.engines || sh >= self.arrays {
+            return 0;
+        }
+        let at = ((xcc * self.engines + se) * self.arrays + sh) as usize;
+        self.active.get(at).copied().unwrap_or(0)
+    }
+
+    /// Engines per XCC.
+    pub(crate) fn engines(&self) -> u32 {
+        self.engines
+    }
+
     /// Every CU, in the order of the CU mask's bits.
     pub(crate) fn in_mask_order(&self) -> Vec<ComputeUnit> {
         let mut per_xcc: Vec<Vec<ComputeUnit>> = Vec::new();
