@@ -673,17 +673,10 @@ pub unsafe extern "C" fn hsa_amd_queue_set_priority(
     })
 }
 
-/// The CU count of the queue's agent.
-fn cu_count(c: &crate::state::Ctx, q: &crate::state::QueueEntry) -> Result<u32, Error> {
-    let v = c.rt.agent_info(
-        q.queue.agent(),
-        runtime::info::AmdAgentInfo::ComputeUnitCount,
-    )?;
-    Ok(v.as_u64().unwrap_or(0) as u32)
-}
-
-/// `hsa_amd_queue_cu_set_mask`: bits past the agent's CUs are dropped
-/// (`HSA_STATUS_CU_MASK_REDUCED`, as ROCr); an empty mask restores every CU.
+/// `hsa_amd_queue_cu_set_mask`: the runtime's `Queue::set_cu_mask` (ROCr's
+/// `SetCUMasking`: cut to the agent's CUs, ANDed with `HSA_CU_MASK`,
+/// `HSA_STATUS_CU_MASK_REDUCED` when that disabled a requested CU); an
+/// empty mask restores every CU.
 pub unsafe extern "C" fn hsa_amd_queue_cu_set_mask(
     queue: *const c_void,
     num_cu_mask_count: u32,
@@ -700,35 +693,9 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_set_mask(
                 "num_cu_mask_count is no multiple of 32",
             ));
         }
-        let n = cu_count(&c, &q)?;
-        let words = n.div_ceil(32) as usize;
-        let full = |i: usize| {
-            let left = n.saturating_sub(32 * i as u32);
-            if left >= 32 {
-                u32::MAX
-            } else {
-                (1u32 << left) - 1
-            }
-        };
         // SAFETY: the caller's num_cu_mask_count / 32 words.
         let given = unsafe { slice(cu_mask, (num_cu_mask_count / 32) as usize, "cu_mask") }?;
-        let (mask, reduced) = if given.is_empty() {
-            ((0..words).map(full).collect::<Vec<u32>>(), false)
-        } else {
-            let mut reduced = given.len() > words && given[words..].iter().any(|&w| w != 0);
-            let mask: Vec<u32> = (0..words)
-                .map(|i| {
-                    let w = given.get(i).copied().unwrap_or(0);
-                    reduced |= w & !full(i) != 0;
-                    w & full(i)
-                })
-                .collect();
-            (mask, reduced)
-        };
-        c.rt.driver()
-            .set_cu_mask(q.queue.kfd_queue_id(), &mask)
-            .map_err(|e| Error::driver("SET_CU_MASK", e))?;
-        *lock(&q.cu_mask) = if given.is_empty() { None } else { Some(mask) };
+        let reduced = q.queue.set_cu_mask(given)?;
         Ok(if reduced {
             Status::CuMaskReduced as hsa_status_t
         } else {
@@ -737,8 +704,8 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_set_mask(
     })
 }
 
-/// `hsa_amd_queue_cu_get_mask`: the mask in effect (every CU unless set),
-/// `num_cu_mask_count / 32` words.
+/// `hsa_amd_queue_cu_get_mask`: the mask in effect, `num_cu_mask_count /
+/// 32` words (0 past its end).
 pub unsafe extern "C" fn hsa_amd_queue_cu_get_mask(
     queue: *const c_void,
     num_cu_mask_count: u32,
@@ -755,26 +722,10 @@ pub unsafe extern "C" fn hsa_amd_queue_cu_get_mask(
                 "num_cu_mask_count is 0 or no multiple of 32",
             ));
         }
-        let n = cu_count(&c, &q)?;
-        let current = lock(&q.cu_mask).clone().unwrap_or_else(|| {
-            (0..n.div_ceil(32))
-                .map(|i| {
-                    let left = n - 32 * i;
-                    if left >= 32 {
-                        u32::MAX
-                    } else {
-                        (1u32 << left) - 1
-                    }
-                })
-                .collect()
-        });
-        for i in 0..(num_cu_mask_count / 32) as usize {
+        let current = q.queue.cu_mask((num_cu_mask_count / 32) as usize);
+        for (i, w) in current.into_iter().enumerate() {
             // SAFETY: the caller's num_cu_mask_count / 32 words.
-            unsafe {
-                cu_mask
-                    .add(i)
-                    .write_unaligned(current.get(i).copied().unwrap_or(0))
-            };
+            unsafe { cu_mask.add(i).write_unaligned(w) };
         }
         OK
     })

@@ -523,10 +523,7 @@ pub unsafe extern "C" fn hsa_queue_create(
         let va = q.address();
         addr.store(va, Ordering::Release);
         let doorbell = q.doorbell_signal();
-        let entry = Arc::new(QueueEntry {
-            queue: q,
-            cu_mask: std::sync::Mutex::new(None),
-        });
+        let entry = Arc::new(QueueEntry { queue: q });
         lock(&c.queues).insert(va, Arc::clone(&entry));
         lock(&c.doorbells).insert(doorbell, entry);
         // SAFETY: checked non-NULL.

@@ -18,8 +18,6 @@ use crate::ffi::hsa_status_t;
 /// A queue created through the C API, with the address C knows it by.
 pub(crate) struct QueueEntry {
     pub(crate) queue: Queue,
-    /// The CU mask last set (`None`: every CU, the default).
-    pub(crate) cu_mask: Mutex<Option<Vec<u32>>>,
 }
 
 /// A soft queue (`hsa_soft_queue_create`): its `amd_queue_t` (the

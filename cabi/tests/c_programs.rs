@@ -192,3 +192,30 @@ fn traps_and_exceptions_reach_the_queue_error_callback() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("hsa_trap: PASS"), "{stdout}");
 }
+
+/// `tests/c/cu_mask_scratch.c`, which `scripts/test-rocr-on-sim` runs on
+/// AMD's ROCr over the sim, gives the same answers on ours: use-once
+/// scratch, CU mask statuses and masks with and without `HSA_CU_MASK`,
+/// HW_IDs of a one-CU mask.
+#[test]
+fn cu_masks_and_use_once_scratch_as_on_rocr() {
+    let prog = gcc(
+        "cu_mask_scratch",
+        &["../../../tests/c/cu_mask_scratch.c"],
+        &[],
+    );
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (mode, mask) in [("plain", None), ("env", Some("0:5-9"))] {
+        let mut cmd = on_ours(&prog);
+        cmd.arg(root.join("runtime/kernels/demo.co"))
+            .arg(root.join("sim/tests/kernels/cumask.co"))
+            .arg(mode);
+        match mask {
+            Some(m) => cmd.env("HSA_CU_MASK", m),
+            None => cmd.env_remove("HSA_CU_MASK"),
+        };
+        let out = run_ok(&mut cmd);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("cu_mask_scratch: PASS"), "{mode}: {stdout}");
+    }
+}

@@ -362,7 +362,7 @@ flags! {
     "HSA_ENABLE_SCRATCH_ASYNC_RECLAIM", bool01, values "0 or 1", default "1",
     Origin::RocrLater("6.1"),
     rocr "0: scratch is reclaimed only at queue idle, not asynchronously while queues run",
-    Honoured "0 reclaims scratch only when no dispatch uses it";
+    Ignored "there is no asynchronous reclaim to turn off: a use-once block is handed back when its dispatch ends (ROCr's code 512) and a queue's other scratch when the queue is destroyed, whatever the value";
 
     /// `HSA_ENABLE_QUEUE_FAULT_MESSAGE`.
     enable_queue_fault_message: bool = true;

@@ -32,6 +32,7 @@ pub mod argspec;
 pub mod blit;
 pub mod coherency;
 pub mod copy;
+pub mod cu_mask_env;
 pub mod dispatch;
 pub mod driver;
 pub mod events;

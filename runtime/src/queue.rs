@@ -110,6 +110,8 @@ pub(crate) struct QueueInner {
     cwsr_va: u64,
     scratch_geometry: ScratchGeometry,
     scratch: Mutex<Scratch>,
+    /// The CU mask in effect (ROCr's `cu_mask_`; empty until first set).
+    cu_mask: Mutex<Vec<u32>>,
     pub(crate) inactive: Signal,
     callback: Option<ErrorCallback>,
     pub(crate) error: Mutex<Option<Status>>,
@@ -313,6 +315,7 @@ impl Queue {
                 cwsr_va,
                 scratch_geometry: ScratchGeometry::of(&node),
                 scratch: Mutex::new(Scratch::default()),
+                cu_mask: Mutex::new(Vec::new()),
                 inactive,
                 callback,
                 error: Mutex::new(None),
@@ -345,6 +348,9 @@ impl Queue {
             let req = ScratchRequest::new(&g, want, 64, Some(slots))?;
             inner.set_scratch(&req)?;
         }
+        // ROCr's queue creation: `SetCUMasking(0, nullptr)`, which applies
+        // HSA_CU_MASK's mask for this GPU (and sets no mask without one).
+        inner.apply_cu_mask(&[])?;
         core.register_queue(&inner);
         // The trap handler finds the queue's amd_queue_t by its doorbell.
         core.trap
@@ -369,6 +375,23 @@ impl Queue {
     /// `hsa_queue_t.id`.
     pub fn id(&self) -> u64 {
         self.amd().hsa_queue.id
+    }
+
+    /// `hsa_amd_queue_cu_set_mask` (ROCr's `AqlQueue::SetCUMasking`):
+    /// bit `i` of word `i / 32` enables CU `i`; an empty `mask` enables
+    /// every CU. The mask is cut to the agent's CUs and ANDed with
+    /// `HSA_CU_MASK`'s mask for the GPU; returns true
+    /// (`HSA_STATUS_CU_MASK_REDUCED`) when that disabled a CU `mask` asked
+    /// for (CUs past the agent's count are dropped silently, as in ROCr).
+    pub fn set_cu_mask(&self, mask: &[u32]) -> Result<bool> {
+        self.inner.apply_cu_mask(mask)
+    }
+
+    /// `hsa_amd_queue_cu_get_mask`: the mask in effect, `words` words (0
+    /// past the mask's end).
+    pub fn cu_mask(&self, words: usize) -> Vec<u32> {
+        let m = self.inner.cu_mask.lock().unwrap_or_else(|p| p.into_inner());
+        (0..words).map(|i| m.get(i).copied().unwrap_or(0)).collect()
     }
 
     /// The KFD queue id.
@@ -555,8 +578,53 @@ impl QueueInner {
         if block.large {
             self.queue_properties()
                 .fetch_or(USE_SCRATCH_ONCE, Ordering::AcqRel);
+        } else {
+            self.queue_properties()
+                .fetch_and(!USE_SCRATCH_ONCE, Ordering::AcqRel);
         }
         Ok(())
+    }
+
+    /// ROCr's `SetCUMasking` for `given` (empty: every CU).
+    fn apply_cu_mask(&self, given: &[u32]) -> Result<bool> {
+        let cus = self.scratch_geometry.cus;
+        let dwords = cus.div_ceil(32) as usize;
+        let tail = (1u32 << (cus % 32)).wrapping_sub(1);
+        let index = self.core.gpu_ids.iter().position(|&g| g == self.gpu_id);
+        let global = index.and_then(|i| self.core.cu_mask_env.mask(i as u32));
+        let mut mask = if given.is_empty() {
+            vec![u32::MAX; dwords]
+        } else {
+            given.to_vec()
+        };
+        let mut clipped = false;
+        match global {
+            Some(g) => {
+                let limit = g.len().min(mask.len()).min(dwords);
+                clipped = mask[limit..].iter().any(|&w| w != 0);
+                mask.truncate(limit);
+                for (m, g) in mask.iter_mut().zip(g) {
+                    clipped |= *m & !g != 0;
+                    *m &= g;
+                }
+            }
+            None => mask.resize(mask.len().min(dwords), 0),
+        }
+        if mask.len() == dwords && tail != 0 {
+            if let Some(last) = mask.last_mut() {
+                *last &= tail;
+            }
+        }
+        let mut current = self.cu_mask.lock().unwrap_or_else(|p| p.into_inner());
+        // The default mask at queue creation needs no SET_CU_MASK.
+        if !current.is_empty() || !given.is_empty() || global.is_some() {
+            self.core
+                .driver
+                .set_cu_mask(self.queue_id, &mask)
+                .map_err(|e| Error::driver("SET_CU_MASK", e))?;
+        }
+        *current = mask;
+        Ok(clipped)
     }
 
     /// Code 512: the packet processor is done with the use-once scratch.

@@ -8,13 +8,13 @@
 //!   slots: every slot of the device (`max_slots_scratch_cu` per CU, the CUs
 //!   rounded up to whole shader engines) for a *small* allocation, only the
 //!   slots the stalled dispatch can fill for a *large* one.
-//! - **Small or large** (large only when [`USE_ONCE`] is on; it is off):
-//!   large when the device-wide size exceeds the
+//! - **Small or large**: large when the device-wide size exceeds the
 //!   single-allocation limit (`HSA_SCRATCH_SINGLE_LIMIT`, 140 MiB by
 //!   default) or would take the GPU's bound scratch past an eighth of its
-//!   scratch pool; a large allocation is for that dispatch only (the queue's
-//!   `USE_SCRATCH_ONCE` property; the packet processor hands it back with
-//!   code 512).
+//!   scratch pool, unless `HSA_NO_SCRATCH_RECLAIM=1` ([`ScratchConfig`],
+//!   ROCr's `GpuAgent::AcquireQueueMainScratch` and `flag.h`); a large
+//!   allocation is for that dispatch only (the queue's `USE_SCRATCH_ONCE`
+//!   property; the packet processor hands it back with code 512).
 //! - **The cache** ([`ScratchCache`]): released scratch stays allocated and
 //!   free; a small request takes a free small block of exactly its size, a
 //!   large one any free block big enough; else a new allocation, and when
@@ -39,15 +39,44 @@ pub const MAX_PRIVATE_SEGMENT_HINT: u32 = 262_128;
 /// large (use-once).
 pub const SINGLE_LIMIT: u64 = 146_800_640;
 
-/// Whether large (use-once) scratch is used. Off: ROCr's
-/// `HSA_NO_SCRATCH_RECLAIM=1` mode (`large = false`), every block fills
-/// every slot of the device. A use-once block holds only the slots of its
-/// dispatch, so it needs a packet processor that keeps the dispatch's
-/// waves within `COMPUTE_TMPRING_SIZE.WAVES` and answers
-/// `USE_SCRATCH_ONCE` with code 512; the sim's does neither (it places
-/// waves in slots by worker thread and handles only code 1), so a
-/// use-once block would be too small for it.
-pub const USE_ONCE: bool = false;
+/// Whether large (use-once) scratch is used at all (ROCr uses it from
+/// GFX8 on); [`ScratchConfig::reclaim`] turns it off at run time.
+pub const USE_ONCE: bool = true;
+
+/// The scratch settings of ROCr's environment (`flag.h`), read at
+/// `hsa_init`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScratchConfig {
+    /// `HSA_SCRATCH_SINGLE_LIMIT`: bytes above which a scratch request is
+    /// large (use-once); [`SINGLE_LIMIT`] when unset.
+    pub single_limit: u64,
+    /// Not `HSA_NO_SCRATCH_RECLAIM=1`: large scratch may be used (with it
+    /// every block fills every slot of the device and is kept).
+    pub reclaim: bool,
+}
+
+impl Default for ScratchConfig {
+    fn default() -> Self {
+        Self {
+            single_limit: SINGLE_LIMIT,
+            reclaim: true,
+        }
+    }
+}
+
+impl ScratchConfig {
+    /// The settings of `HSA_SCRATCH_SINGLE_LIMIT` (unset: ROCr's default
+    /// [`SINGLE_LIMIT`]) and `HSA_NO_SCRATCH_RECLAIM` (1: no use-once
+    /// scratch, every grant kept), as [`crate::flags`] read them (ROCr reads
+    /// the limit with `strtoul` and the switch as `== "1"`; a malformed
+    /// value is an error there, naming the variable).
+    pub fn from_flags(flags: &crate::flags::Flags) -> Self {
+        Self {
+            single_limit: flags.scratch_single_limit.unwrap_or(SINGLE_LIMIT),
+            reclaim: !flags.no_scratch_reclaim,
+        }
+    }
+}
 
 /// ROCr's scratch pool: `32 waves * 64 lanes * CUs * 2048 bytes`, 64 KiB
 /// aligned, per queue, for its default 128 queues, at most 4 GiB per XCC.
@@ -190,9 +219,18 @@ pub struct ScratchBlock {
 #[derive(Default)]
 pub(crate) struct ScratchCache {
     blocks: Mutex<Vec<Block>>,
+    config: ScratchConfig,
 }
 
 impl ScratchCache {
+    /// An empty cache with `config`'s settings.
+    pub(crate) fn new(config: ScratchConfig) -> Self {
+        Self {
+            blocks: Mutex::default(),
+            config,
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Block>> {
         self.blocks.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -214,7 +252,8 @@ impl ScratchCache {
             .sum();
         let small_limit = scratch_pool_bytes(u64::from(g.cus), u64::from(g.xcc)) / 8;
         let large = USE_ONCE
-            && (req.device_size > SINGLE_LIMIT
+            && self.config.reclaim
+            && (req.device_size > self.config.single_limit
                 || bound.saturating_add(req.device_size) > small_limit);
         let bytes = if large {
             req.dispatch_size
@@ -375,5 +414,41 @@ mod tests {
         assert_eq!(dispatch_waves([1000, 1, 1], [64, 1, 1], 64), 16);
         assert_eq!(dispatch_waves([64, 4, 1], [16, 4, 1], 64), 4);
         assert_eq!(dispatch_waves([64, 1, 1], [96, 1, 1], 32), 3);
+    }
+
+    #[test]
+    fn config_from_rocr_variables() {
+        let flags = |pairs: &[(&str, &str)]| {
+            crate::flags::Flags::from_lookup(|k| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            })
+            .unwrap()
+        };
+        assert_eq!(
+            ScratchConfig::from_flags(&flags(&[])),
+            ScratchConfig::default()
+        );
+        assert_eq!(ScratchConfig::default().single_limit, 146_800_640);
+        let c = ScratchConfig::from_flags(&flags(&[
+            ("HSA_SCRATCH_SINGLE_LIMIT", "4096"),
+            ("HSA_NO_SCRATCH_RECLAIM", "1"),
+        ]));
+        assert_eq!((c.single_limit, c.reclaim), (4096, false));
+        assert!(ScratchConfig::from_flags(&flags(&[("HSA_NO_SCRATCH_RECLAIM", "0")])).reclaim);
+        for bad in ["", "12k", "-1", "0x100", "99999999999999999999999"] {
+            let e = crate::flags::Flags::from_lookup(|k| {
+                (k == "HSA_SCRATCH_SINGLE_LIMIT").then(|| bad.to_string())
+            })
+            .unwrap_err();
+            assert!(e.to_string().contains("HSA_SCRATCH_SINGLE_LIMIT"), "{e}");
+        }
+        let e = crate::flags::Flags::from_lookup(|k| {
+            (k == "HSA_NO_SCRATCH_RECLAIM").then(|| "yes".to_string())
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("HSA_NO_SCRATCH_RECLAIM"), "{e}");
     }
 }

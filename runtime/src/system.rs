@@ -32,6 +32,8 @@ pub(crate) struct Core {
     pub(crate) queues: QueueList,
     /// Every GPU's scratch blocks (ROCr's per-agent `ScratchCache`).
     pub(crate) scratch: crate::scratch::ScratchCache,
+    /// `HSA_CU_MASK`: the CUs each GPU's queues start with.
+    pub(crate) cu_mask_env: crate::cu_mask_env::CuMaskEnv,
     /// The copy engines (SDMA queues, blit kernels), made on first use.
     pub(crate) copy: crate::copy::CopyEngines,
     queue_serial: AtomicU64,
@@ -87,6 +89,25 @@ impl Core {
                 .acquire_vm(a.gpu_id, a.node.properties.drm_render_minor)
                 .map_err(|e| Error::driver(&format!("ACQUIRE_VM of GPU node {}", a.node.id), e))?;
         }
+        // HSA_SCRATCH_SINGLE_LIMIT, HSA_NO_SCRATCH_RECLAIM and HSA_CU_MASK,
+        // read with the other flags; HSA_CU_MASK's sets are checked here,
+        // against the GPUs and CUs ROCr bounds them by. A malformed value is
+        // HSA_STATUS_ERROR naming it, as for every flag (runtime::flags).
+        let scratch = crate::scratch::ScratchConfig::from_flags(&flags);
+        let cu_mask_env = match flags.cu_mask.as_deref() {
+            Some(v) => {
+                // ROCr's limits: the GPU count and the largest CU count.
+                let max_cu = agents
+                    .iter()
+                    .filter(|a| a.is_gpu())
+                    .map(|a| crate::scratch::ScratchGeometry::of(&a.node).cus)
+                    .max()
+                    .unwrap_or(0);
+                crate::cu_mask_env::CuMaskEnv::parse(v, gpu_ids.len() as u32, max_cu)
+                    .map_err(|e| Error::new(Status::Error, format!("environment: {e}")))?
+            }
+            None => crate::cu_mask_env::CuMaskEnv::default(),
+        };
         let profiling = crate::profiling::Profiling::open(&*driver, &gpu_ids)?;
         let core = Arc::new(Core {
             profiling,
@@ -101,7 +122,8 @@ impl Core {
             allocations: Allocations::default(),
             signals: SignalSlabs::default(),
             queues: QueueList::default(),
-            scratch: crate::scratch::ScratchCache::default(),
+            scratch: crate::scratch::ScratchCache::new(scratch),
+            cu_mask_env,
             copy: crate::copy::CopyEngines::new(options, &flags),
             flags,
             queue_serial: AtomicU64::new(0),

@@ -34,6 +34,7 @@ use aql::queue::{
 use aql::{Packet, PacketHeader, SignalHandle};
 use kfd::ioctl::raw;
 
+use crate::cu::{ComputeUnit, CuLayout};
 use crate::device::Inner;
 use crate::dispatch::{AgentCall, Dispatch, QueueScratch, ShaderFault, WaveInterrupt};
 use crate::memory::{Access, AtomicOp, DeviceMemory, FaultReason, GpuMemory, MemoryFault, Pinned};
@@ -94,6 +95,10 @@ pub struct QueueError {
 pub mod code {
     /// Not enough scratch for a wave64 dispatch: the runtime grows it.
     pub const INSUFFICIENT_SCRATCH: u64 = 1;
+    /// The dispatch that ran on the queue's use-once scratch
+    /// (`AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE`) ended: the runtime takes
+    /// the scratch back and restarts the queue.
+    pub const RECLAIM_SCRATCH: u64 = 512;
     /// Invalid dimensions.
     pub const INVALID_DIM: u64 = 2;
     /// Invalid group memory (LDS) size.
@@ -453,6 +458,15 @@ impl SdmaHooks for SdmaDevice<'_> {
     }
 }
 
+/// What a dispatch that ran asks of the CP afterwards.
+struct Ran {
+    /// The queue has `ENABLE_PROFILING`: the completion signal gets
+    /// timestamps.
+    profiling: bool,
+    /// It ran on use-once scratch, to be handed back (code 512).
+    reclaim: bool,
+}
+
 /// An error that ends the packet: memory fault or a queue error code.
 enum Stop {
     Fault(MemoryFault),
@@ -711,6 +725,9 @@ impl Worker {
                     Ok(true) => {
                         worked = true;
                         q.completed.fetch_add(1, Ordering::AcqRel);
+                        if q.state.load(Ordering::Acquire) == WAIT_SCRATCH {
+                            return worked;
+                        }
                     }
                     Ok(false) => {
                         local.pending = Some(p);
@@ -905,9 +922,23 @@ impl Worker {
                 self.complete(b.completion_signal, self.profiled(q).then_some(start))?;
             }
             Packet::KernelDispatch(k) => {
+                // A CU mask that enables no CU: no workgroup can be placed,
+                // the dispatch waits (amdkfd accepts such a mask; the queue
+                // then hangs until the mask changes).
+                let compute_units = self.enabled_cus(q);
+                if compute_units.is_empty() {
+                    return Ok(false);
+                }
                 let start = self.inner.gpu_clock();
-                let profiling = self.dispatch(q, p.id, k)?;
-                self.complete(k.completion_signal, profiling.then_some(start))?;
+                let ran = self.dispatch(q, p.id, k, compute_units)?;
+                self.complete(k.completion_signal, ran.profiling.then_some(start))?;
+                if ran.reclaim {
+                    // The queue waits, as for more scratch, until the
+                    // runtime has taken the scratch back and stored 0
+                    // (ROCr's DynamicQueueEventsHandler, code 512).
+                    q.state.store(WAIT_SCRATCH, Ordering::Release);
+                    self.signal_reclaim(q)?;
+                }
             }
             Packet::AgentDispatch(a) => {
                 self.agent(q, p.id, a)?;
@@ -987,7 +1018,13 @@ impl Worker {
     /// profiled queue's barrier packets get `start_ts` / `end_ts` as its
     /// dispatches do (ROCclr times HIP events with barrier markers).
     fn profiled(&self, q: &QueueState) -> bool {
-        self.scratch(q).is_ok_and(|(_, profiling)| profiling)
+        self.scratch(q)
+            .is_ok_and(|(_, p)| p.contains(AmdQueueProperties::ENABLE_PROFILING))
+    }
+
+    /// The CUs the queue's CU mask (SET_CU_MASK) enables on this GPU.
+    fn enabled_cus(&self, q: &QueueState) -> Vec<ComputeUnit> {
+        CuLayout::of(&self.inner.gpus[self.gpu].node.spec).enabled(&lock(&q.cu_mask))
     }
 
     fn amd_queue(&self, q: &QueueState) -> Option<u64> {
@@ -997,9 +1034,9 @@ impl Worker {
         (q.wptr == base + 56).then_some(base)
     }
 
-    fn scratch(&self, q: &QueueState) -> Result<(QueueScratch, bool), MemoryFault> {
+    fn scratch(&self, q: &QueueState) -> Result<(QueueScratch, AmdQueueProperties), MemoryFault> {
         let Some(base) = self.amd_queue(q) else {
-            return Ok((QueueScratch::default(), false));
+            return Ok((QueueScratch::default(), AmdQueueProperties::empty()));
         };
         if let Some(words) = self
             .pins
@@ -1024,8 +1061,7 @@ impl Worker {
                     backing_memory_byte_size: at(168),
                     wave64_lane_byte_size: lo(last),
                 },
-                AmdQueueProperties::from_bits_retain(hi(last))
-                    .contains(AmdQueueProperties::ENABLE_PROFILING),
+                AmdQueueProperties::from_bits_retain(hi(last)),
             ));
         }
         let mem = self.memory();
@@ -1041,14 +1077,19 @@ impl Worker {
                 backing_memory_byte_size: mem.load_u64(base + 168, Ordering::Acquire)?,
                 wave64_lane_byte_size: mem.load_u32(base + 176, Ordering::Acquire)?,
             },
-            AmdQueueProperties::from_bits_retain(props)
-                .contains(AmdQueueProperties::ENABLE_PROFILING),
+            AmdQueueProperties::from_bits_retain(props),
         ))
     }
 
     /// The checks a gfx90a CP makes, then the shader core; returns whether
     /// the queue has profiling enabled.
-    fn dispatch(&self, q: &QueueState, id: u64, k: &KernelDispatchPacket) -> Result<bool, Stop> {
+    fn dispatch(
+        &self,
+        q: &QueueState,
+        id: u64,
+        k: &KernelDispatchPacket,
+        compute_units: Vec<ComputeUnit>,
+    ) -> Result<Ran, Stop> {
         let mem = self.memory();
         let wg = k.workgroup_size().map(u32::from);
         let grid = k.grid_size();
@@ -1143,10 +1184,15 @@ impl Worker {
                 ),
             ));
         }
-        let (scratch, profiling) = self.scratch(q)?;
+        let (scratch, props) = self.scratch(q)?;
         if k.private_segment_size > scratch.wave64_lane_byte_size {
             return Err(Stop::Scratch);
         }
+        let profiling = props.contains(AmdQueueProperties::ENABLE_PROFILING);
+        // A use-once (large) scratch is this dispatch's only: handed back
+        // with code 512 once it ends.
+        let reclaim = props.contains(AmdQueueProperties::USE_SCRATCH_ONCE)
+            && scratch.backing_memory_byte_size != 0;
         let core = self
             .inner
             .shader_core
@@ -1186,11 +1232,12 @@ impl Worker {
             trap_handler: self.inner.gpus[self.gpu].trap_handler(),
             doorbell_id: ((q.doorbell_offset / 8) & 0x3ff) as u32,
             interrupt: Some(WaveInterrupt(&interrupt)),
+            compute_units,
             memory: mem,
         };
         self.launch(q, id)?;
         core.dispatch(&d).map_err(fault_stop)?;
-        Ok(profiling)
+        Ok(Ran { profiling, reclaim })
     }
 
     fn agent(&self, q: &QueueState, id: u64, a: &AgentDispatchPacket) -> Result<(), Stop> {
@@ -1357,6 +1404,23 @@ impl Worker {
             packet_id: id,
             what,
         });
+    }
+
+    /// Code 512 in `queue_inactive_signal`, without the error bit 63 the
+    /// other codes carry: ROCr 5.2.3's `DynamicScratchHandler` tests
+    /// `error_code == 512` on the raw value (and asserts on an unknown
+    /// code otherwise).
+    fn signal_reclaim(&self, q: &QueueState) -> Result<(), MemoryFault> {
+        let Some(base) = self.amd_queue(q) else {
+            return Ok(());
+        };
+        let mem = self.memory();
+        let handle = mem.load_u64(base + 192, Ordering::Acquire)?;
+        if handle == 0 {
+            return Ok(());
+        }
+        mem.store_u64(handle + 8, code::RECLAIM_SCRATCH, Ordering::Release)?;
+        self.interrupt(handle)
     }
 
     fn error(&self, q: &QueueState, id: u64, c: u64, what: String) {

@@ -1068,6 +1068,10 @@ impl SimDevice {
             .cloned()
             .ok_or(Errno::FAULT)?;
         q.set_cu_mask(mask);
+        // A dispatch waiting for a CU may run now.
+        if let Some(gi) = self.inner.gpu_index(q.gpu_id) {
+            self.engine_of(gi, &q).kick();
+        }
         Ok(0)
     }
 

@@ -94,6 +94,9 @@ pub struct Dispatch<'a> {
     pub doorbell_id: u32,
     /// Where a wave's `MSG_INTERRUPT` goes (none: dropped).
     pub interrupt: Option<WaveInterrupt<'a>>,
+    /// The CUs the queue's CU mask enables, in mask-bit order (never
+    /// empty: the CP does not launch a dispatch on a queue with none).
+    pub compute_units: Vec<crate::cu::ComputeUnit>,
     /// The GPU's view of memory: every access of the kernel goes through it.
     pub memory: &'a GpuMemory,
 }

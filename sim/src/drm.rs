@@ -327,15 +327,18 @@ fn dev_info(s: &GpuSpec) -> DrmAmdgpuInfoDevice {
         ..Default::default()
     };
     // gfx_v9_0_get_cu_info: shader engine i's active CUs in
-    // bitmap[i % 4][i / 4] (8 engines on aldebaran use two columns).
-    let cus = if s.cu_per_simd_array >= 32 {
-        u32::MAX
-    } else {
-        (1u32 << s.cu_per_simd_array) - 1
-    };
-    for se in 0..s.array_count.min(16) as usize {
-        d.cu_bitmap[se % 4][se / 4] = cus;
-        d.cu_ao_bitmap[se % 4][se / 4] = cus;
+    // bitmap[i % 4][i / 4] (8 engines on aldebaran use two columns), the
+    // CUs the sim's CU model has there (crate::cu: a harvested array lacks
+    // its high CUs).
+    let bits = |n: u32| if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+    let cus = bits(s.cu_per_simd_array);
+    let layout = crate::cu::CuLayout::of(s);
+    let engines = layout.engines().max(1);
+    for se in 0..s.array_count.min(16) {
+        let active = bits(layout.active(se / engines, se % engines, 0));
+        let (row, col) = ((se % 4) as usize, (se / 4) as usize);
+        d.cu_bitmap[row][col] = active;
+        d.cu_ao_bitmap[row][col] = active;
     }
     d.cu_ao_mask = cus;
     d
@@ -345,6 +348,17 @@ fn dev_info(s: &GpuSpec) -> DrmAmdgpuInfoDevice {
 mod tests {
     use super::*;
     use core::mem::offset_of;
+
+    #[test]
+    fn cu_bitmap_holds_the_active_cus() {
+        // One XCC: the bitmap covers every engine, so its bits are the
+        // part's CUs (an MI250X GCD's 110, not 8 arrays * 14).
+        for b in [crate::Board::Mi210, crate::Board::Mi250x] {
+            let d = dev_info(&b.spec());
+            let n: u32 = d.cu_bitmap.iter().flatten().map(|w| w.count_ones()).sum();
+            assert_eq!(n, d.cu_active_number, "{b:?}");
+        }
+    }
 
     /// Compiles a probe against libdrm's own `amdgpu_drm.h` (libdrm-dev)
     /// and compares every field offset and struct size with ours.

@@ -18,6 +18,7 @@
 #![deny(unsafe_code)]
 
 mod cp;
+pub mod cu;
 mod device;
 pub mod dispatch;
 pub mod doorbell;

@@ -33,6 +33,7 @@ mod hostfp;
 mod lanes;
 mod mfma;
 mod mubuf;
+mod occupancy;
 mod packed;
 mod program;
 mod salu;

@@ -1,7 +1,10 @@
 //! Work-groups on worker threads; the waves of a work-group on one thread.
 //!
 //! Workers take work-group numbers from one atomic counter (X fastest),
-//! so any number of them share a dispatch without a queue. A work-group's
+//! so any number of them share a dispatch without a queue. Each work-group
+//! is first made resident on a CU of the queue's CU mask, with a scratch
+//! slot per wave ([`super::occupancy`]); it waits while none has room, and
+//! gives its slots back when it ends. A work-group's
 //! waves run round-robin on their worker: each runs until it ends, reaches
 //! `s_barrier` (it waits until every wave of the group has arrived or
 //! ended) or `s_sleep` (the others get a turn). The first fault stops every
@@ -10,10 +13,11 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
 use super::coverage::{self, Counts};
+use super::occupancy::{Occupancy, Residency};
 use super::program::{Block, GPR_IDX_EN, Program};
 use super::setup::Launch;
 use super::tlb::Tlb;
@@ -21,9 +25,6 @@ use super::wave::{LANES, Wave, WaveState};
 use super::{Ctx, Fault, Flow, control};
 use crate::dispatch::{ShaderFault, WaveInterrupt};
 use crate::memory::GpuMemory;
-
-/// Most waves a work-group can have (1024 work-items).
-const MAX_WAVES: u64 = 16;
 
 /// Instructions between checks of the stop flag.
 const CHECK_EVERY: u64 = 1 << 16;
@@ -37,6 +38,11 @@ struct Shared<'a> {
     next: AtomicU64,
     stop: AtomicBool,
     fault: Mutex<Option<Fault>>,
+    /// The CUs' and the scratch's free slots.
+    occupancy: Mutex<Occupancy>,
+    /// Signalled when a work-group gives its slots back (or the dispatch
+    /// stops).
+    freed: Condvar,
     /// Instruction counts, when coverage is on.
     counts: Option<Mutex<&'a mut Counts>>,
 }
@@ -51,6 +57,16 @@ pub(crate) fn run(
     interrupt: Option<WaveInterrupt<'_>>,
     counts: Option<&mut Counts>,
 ) -> Result<(), Fault> {
+    let occupancy = Occupancy::new(
+        &launch.compute_units,
+        (launch.scratch_wave_bytes > 0).then_some(launch.scratch_slots),
+    );
+    let items: u32 = launch.workgroup_size.iter().product();
+    let group_waves = items.div_ceil(LANES as u32);
+    let lds = u32::try_from(launch.lds_bytes).unwrap_or(u32::MAX);
+    if let Some(why) = occupancy.never_fits(group_waves, lds) {
+        return Err(Fault::Abort(format!("no work-group can be placed: {why}")));
+    }
     let shared = Shared {
         launch,
         program,
@@ -60,17 +76,19 @@ pub(crate) fn run(
         next: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         fault: Mutex::new(None),
+        occupancy: Mutex::new(occupancy),
+        freed: Condvar::new(),
         counts: counts.map(Mutex::new),
     };
     let total = launch.group_count();
     let threads = (workers as u64).min(total).max(1) as usize;
     if threads == 1 {
-        worker(&shared, 0);
+        worker(&shared);
     } else {
         std::thread::scope(|s| {
-            for i in 0..threads {
+            for _ in 0..threads {
                 let shared = &shared;
-                s.spawn(move || worker(shared, i));
+                s.spawn(move || worker(shared));
             }
         });
     }
@@ -80,7 +98,7 @@ pub(crate) fn run(
     }
 }
 
-fn worker(shared: &Shared<'_>, index: usize) {
+fn worker(shared: &Shared<'_>) {
     let launch = shared.launch;
     let total = launch.group_count();
     let mut waves: Vec<Wave> = Vec::new();
@@ -96,26 +114,69 @@ fn worker(shared: &Shared<'_>, index: usize) {
         if n >= total {
             break;
         }
-        if let Err(f) = run_group(
+        let id = launch.group_id(n);
+        let Some(resident) = make_resident(shared, id) else {
+            break;
+        };
+        let r = run_group(
             shared,
-            index,
-            n,
+            id,
+            &resident,
             &mut waves,
             &mut lds,
             &tlb,
             counts.as_mut(),
             &mut blocks,
-        ) {
-            let mut slot = shared.fault.lock().unwrap_or_else(|e| e.into_inner());
+        );
+        let waiting = {
+            let mut occ = lock(&shared.occupancy);
+            occ.release(resident);
+            occ.waiting > 0
+        };
+        if waiting {
+            shared.freed.notify_all();
+        }
+        if let Err(f) = r {
+            let mut slot = lock(&shared.fault);
             if slot.is_none() {
                 *slot = Some(f);
             }
+            drop(slot);
             shared.stop.store(true, Ordering::Relaxed);
+            // Waiters look at `stop` under the occupancy lock.
+            drop(lock(&shared.occupancy));
+            shared.freed.notify_all();
             break;
         }
     }
     if let (Some(mine), Some(all)) = (&counts, &shared.counts) {
         coverage::merge(&mut all.lock().unwrap_or_else(|e| e.into_inner()), mine);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Waits until work-group `id` is resident on a CU; `None` if the
+/// dispatch stopped first.
+fn make_resident(shared: &Shared<'_>, id: [u32; 3]) -> Option<Residency> {
+    let launch = shared.launch;
+    let size = launch.group_size(id);
+    let items = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]);
+    let waves = items.div_ceil(LANES as u64) as u32;
+    let lds = u32::try_from(launch.lds_bytes).unwrap_or(u32::MAX);
+    let mut occ = lock(&shared.occupancy);
+    loop {
+        if shared.stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        if let Some(r) = occ.place(waves, lds) {
+            return Some(r);
+        }
+        occ.waiting += 1;
+        occ = shared.freed.wait(occ).unwrap_or_else(|e| e.into_inner());
+        occ.waiting -= 1;
     }
 }
 
@@ -131,8 +192,8 @@ fn setup_fault(f: ShaderFault) -> Fault {
 #[allow(clippy::too_many_arguments)]
 fn run_group(
     shared: &Shared<'_>,
-    worker: usize,
-    n: u64,
+    id: [u32; 3],
+    resident: &Residency,
     waves: &mut Vec<Wave>,
     lds: &mut [u8],
     tlb: &Tlb<'_>,
@@ -140,7 +201,6 @@ fn run_group(
     blocks: &mut Blocks,
 ) -> Result<(), Fault> {
     let launch = shared.launch;
-    let id = launch.group_id(n);
     let size = launch.group_size(id);
     let items = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]);
     let count = items.div_ceil(LANES as u64) as u32;
@@ -150,11 +210,12 @@ fn run_group(
     let entry = blocks.get(launch.entry, shared)?;
     for k in 0..count {
         let w = &mut waves[k as usize];
-        let slot = worker as u64 * MAX_WAVES + u64::from(k);
+        let slot = resident.scratch.get(k as usize).copied().unwrap_or(0);
         launch
             .init_wave(w, id, size, k, count, slot)
             .map_err(setup_fault)?;
-        w.hw_id = hw_id(worker, k, launch.queue_id);
+        let (simd, wave_id) = resident.waves.get(k as usize).copied().unwrap_or((0, 0));
+        w.hw_id = hw_id(resident, simd, wave_id, launch.queue_id);
         w.block = entry;
         w.index = 0;
     }
@@ -205,12 +266,19 @@ fn run_group(
     }
 }
 
-/// HW_ID (GFX9 `HW_REG_HW_ID`): wave id [3:0], SIMD [5:4], CU [11:8],
-/// SE [14:13], queue [26:24]; the worker stands in for the CU.
-fn hw_id(worker: usize, wave: u32, queue: u32) -> u32 {
-    let cu = (worker % 16) as u32;
-    let se = ((worker / 16) % 4) as u32;
-    (wave / 4 % 16) | ((wave % 4) << 4) | (cu << 8) | (se << 13) | ((queue & 7) << 24)
+/// HW_ID (GFX9 `HW_REG_HW_ID`, LLVM `SIDefines.h`): WAVE_ID [3:0],
+/// SIMD_ID [5:4], PIPE_ID [7:6], CU_ID [11:8], SH_ID [12], SE_ID [15:13],
+/// TG_ID [19:16], VM_ID [23:20] (0 here), QUEUE_ID [26:24], STATE_ID
+/// [29:27] (0), ME_ID [31:30]. The queue's hardware queue slot is modelled
+/// as MEC1 (ME 1), pipe `queue / 8 % 4`, queue `queue % 8`.
+fn hw_id(r: &Residency, simd: u32, wave_id: u32, queue: u32) -> u32 {
+    (wave_id & 0xf)
+        | ((simd & 3) << 4)
+        | (((queue >> 3) & 3) << 6)
+        | r.unit.hw_id_bits()
+        | ((r.group_slot & 0xf) << 16)
+        | ((queue & 7) << 24)
+        | (1 << 30)
 }
 
 /// A worker's view of the program's blocks: its own reference to each

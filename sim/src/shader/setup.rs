@@ -55,8 +55,11 @@ pub(crate) struct Launch {
     pub groups: [u32; 3],
     /// Bytes of scratch per wave (0: the kernel has none).
     pub scratch_wave_bytes: u64,
-    /// Wave slots the scratch backing memory holds.
+    /// Scratch wave slots: `COMPUTE_TMPRING_SIZE.WAVES`, at most what the
+    /// backing memory holds.
     pub scratch_slots: u64,
+    /// The CUs the queue's CU mask enables.
+    pub compute_units: Vec<crate::cu::ComputeUnit>,
     /// Operand constants for the decoder.
     pub resolve: Resolve,
     /// The queue id (HW_ID).
@@ -163,10 +166,13 @@ impl Launch {
             kib => u64::from(kib) * 1024,
         };
         let uses_scratch = d.private_segment_size > 0 || kd.raw.private_segment_fixed_size > 0;
+        // The wave slots: COMPUTE_TMPRING_SIZE.WAVES [11:0], never more
+        // than the backing memory holds.
         let (scratch_wave_bytes, scratch_slots) = if uses_scratch && wave_bytes > 0 {
             (
                 wave_bytes,
-                d.scratch.backing_memory_byte_size / wave_bytes.max(1),
+                (d.scratch.backing_memory_byte_size / wave_bytes.max(1))
+                    .min(u64::from(tmpring & 0xfff)),
             )
         } else {
             (0, 0)
@@ -206,6 +212,7 @@ impl Launch {
                 private_base: PRIVATE_BASE,
             },
             queue_id: d.queue_id,
+            compute_units: d.compute_units.clone(),
             kd,
         })
     }

@@ -1,0 +1,233 @@
+//! Where a dispatch's workgroups are resident: the CUs of the queue's CU
+//! mask, each with its SIMDs' wave slots, LDS and workgroup slots, and the
+//! queue's scratch wave slots.
+//!
+//! A workgroup is placed whole on one CU (each of its waves on the SIMD
+//! with the most free wave slots), taking CUs round-robin from the last
+//! one used so that a dispatch spreads over every enabled CU; a wave that
+//! uses scratch also takes one of the `COMPUTE_TMPRING_SIZE.WAVES` scratch
+//! slots (its scratch is `slot * WAVESIZE` into the backing memory). A
+//! workgroup that finds no room waits until a resident one ends and gives
+//! its slots back. Host worker threads run the resident workgroups; the
+//! CUs are what waves are placed on and what `HW_ID` reports.
+
+use crate::cu::ComputeUnit;
+use crate::topology::{LDS_SIZE_KIB, MAX_WAVES_PER_SIMD, SIMD_PER_CU};
+
+/// Workgroups a GFX9 CU holds at once (its barrier resources).
+const GROUPS_PER_CU: u32 = 16;
+
+/// One enabled CU and what is free on it.
+#[derive(Debug)]
+struct Cu {
+    unit: ComputeUnit,
+    /// Free wave ids of each SIMD (bit `i`: wave id `i`).
+    simd_free: [u16; SIMD_PER_CU as usize],
+    lds_free: u32,
+    /// Free workgroup (TG_ID) slots.
+    groups_free: u16,
+}
+
+/// The slots one resident workgroup holds.
+#[derive(Debug, Default)]
+pub(crate) struct Residency {
+    cu: usize,
+    /// The CU's HW_ID fields (CU_ID, SH_ID, SE_ID).
+    pub unit: ComputeUnit,
+    /// Its TG_ID on the CU.
+    pub group_slot: u32,
+    /// Each wave's SIMD and wave id.
+    pub waves: Vec<(u32, u32)>,
+    /// Each wave's scratch slot (empty when the kernel has no scratch).
+    pub scratch: Vec<u64>,
+    lds: u32,
+}
+
+/// The dispatch's CUs and scratch slots.
+#[derive(Debug)]
+pub(crate) struct Occupancy {
+    cus: Vec<Cu>,
+    next: usize,
+    /// Free scratch slots (true: free), when the kernel uses scratch.
+    scratch_free: Vec<bool>,
+    scratch_used: bool,
+    /// Work-groups waiting for room (the scheduler wakes them only then).
+    pub(crate) waiting: usize,
+}
+
+const fn all_waves() -> u16 {
+    ((1u32 << MAX_WAVES_PER_SIMD) - 1) as u16
+}
+
+impl Occupancy {
+    /// Every CU of `units` empty; `scratch_slots` scratch wave slots if the
+    /// kernel uses scratch (`None`: it does not).
+    pub(crate) fn new(units: &[ComputeUnit], scratch_slots: Option<u64>) -> Self {
+        let cus = units
+            .iter()
+            .map(|&unit| Cu {
+                unit,
+                simd_free: [all_waves(); SIMD_PER_CU as usize],
+                lds_free: LDS_SIZE_KIB * 1024,
+                groups_free: ((1u32 << GROUPS_PER_CU) - 1) as u16,
+            })
+            .collect();
+        Self {
+            cus,
+            next: 0,
+            scratch_free: vec![true; scratch_slots.unwrap_or(0).min(1 << 20) as usize],
+            scratch_used: scratch_slots.is_some(),
+            waiting: 0,
+        }
+    }
+
+    /// Why a workgroup of `waves` waves and `lds` bytes could never be
+    /// placed, even on an idle GPU (it would wait forever).
+    pub(crate) fn never_fits(&self, waves: u32, lds: u32) -> Option<String> {
+        if self.cus.is_empty() {
+            return Some("the queue's CU mask enables no CU".into());
+        }
+        if waves > SIMD_PER_CU * MAX_WAVES_PER_SIMD {
+            return Some(format!(
+                "a workgroup of {waves} waves exceeds a CU's {} wave slots",
+                SIMD_PER_CU * MAX_WAVES_PER_SIMD
+            ));
+        }
+        if lds > LDS_SIZE_KIB * 1024 {
+            return Some(format!("a workgroup's {lds} bytes of LDS exceed a CU's"));
+        }
+        if self.scratch_used && (self.scratch_free.len() as u64) < u64::from(waves) {
+            return Some(format!(
+                "the queue's scratch holds {} waves (COMPUTE_TMPRING_SIZE.WAVES and the backing memory); a workgroup has {waves}",
+                self.scratch_free.len()
+            ));
+        }
+        None
+    }
+
+    /// Places a workgroup of `waves` waves and `lds` bytes of LDS, or
+    /// `None` while no enabled CU (or not enough scratch) has room.
+    pub(crate) fn place(&mut self, waves: u32, lds: u32) -> Option<Residency> {
+        if self.scratch_used && self.scratch_free.iter().filter(|&&f| f).count() < waves as usize {
+            return None;
+        }
+        let n = self.cus.len();
+        let pick = (0..n).map(|i| (self.next + i) % n).find(|&i| {
+            let c = &self.cus[i];
+            c.groups_free != 0
+                && c.lds_free >= lds
+                && c.simd_free.iter().map(|f| f.count_ones()).sum::<u32>() >= waves
+        })?;
+        self.next = (pick + 1) % n;
+        let c = &mut self.cus[pick];
+        let group_slot = c.groups_free.trailing_zeros();
+        c.groups_free &= !(1 << group_slot);
+        c.lds_free -= lds;
+        let waves_at = (0..waves)
+            .map(|_| {
+                // The SIMD with the most free slots (the first of equals).
+                let s = (0..SIMD_PER_CU)
+                    .rev()
+                    .max_by_key(|&s| c.simd_free[s as usize].count_ones())
+                    .unwrap_or(0);
+                let free = &mut c.simd_free[s as usize];
+                let id = free.trailing_zeros();
+                *free &= !(1 << id);
+                (s, id)
+            })
+            .collect();
+        let mut scratch = Vec::new();
+        if self.scratch_used {
+            for (i, f) in self.scratch_free.iter_mut().enumerate() {
+                if scratch.len() == waves as usize {
+                    break;
+                }
+                if *f {
+                    *f = false;
+                    scratch.push(i as u64);
+                }
+            }
+        }
+        Some(Residency {
+            cu: pick,
+            unit: c.unit,
+            group_slot,
+            waves: waves_at,
+            scratch,
+            lds,
+        })
+    }
+
+    /// Gives a finished workgroup's slots back.
+    pub(crate) fn release(&mut self, r: Residency) {
+        if let Some(c) = self.cus.get_mut(r.cu) {
+            c.groups_free |= 1 << r.group_slot;
+            c.lds_free += r.lds;
+            for (s, id) in r.waves {
+                c.simd_free[s as usize] |= 1 << id;
+            }
+        }
+        for s in r.scratch {
+            if let Some(f) = self.scratch_free.get_mut(s as usize) {
+                *f = true;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cus(n: u32) -> Vec<ComputeUnit> {
+        (0..n)
+            .map(|se| ComputeUnit {
+                xcc: 0,
+                se,
+                sh: 0,
+                cu: 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn groups_spread_and_fill_wave_slots() {
+        let mut o = Occupancy::new(&cus(2), None);
+        // 16-wave groups: 4 per SIMD, two fit a CU.
+        let a = o.place(16, 0).unwrap();
+        let b = o.place(16, 0).unwrap();
+        assert_ne!(a.unit, b.unit, "round-robin over the CUs");
+        let c = o.place(16, 0).unwrap();
+        let d = o.place(16, 0).unwrap();
+        assert!(o.place(1, 0).is_none(), "every wave slot taken");
+        assert_eq!(c.waves[0], (0, 4), "wave id 4 of SIMD 0, after a's four");
+        o.release(a);
+        assert!(o.place(16, 0).is_some());
+        drop((b, c, d));
+    }
+
+    #[test]
+    fn scratch_slots_bound_residency() {
+        let mut o = Occupancy::new(&cus(4), Some(3));
+        let a = o.place(2, 0).unwrap();
+        assert_eq!(a.scratch, [0, 1]);
+        assert!(o.place(2, 0).is_none(), "one scratch slot left");
+        let b = o.place(1, 0).unwrap();
+        assert_eq!(b.scratch, [2]);
+        o.release(a);
+        assert_eq!(o.place(2, 0).unwrap().scratch, [0, 1]);
+        assert!(o.never_fits(4, 0).is_some());
+        assert!(Occupancy::new(&[], None).never_fits(1, 0).is_some());
+    }
+
+    #[test]
+    fn lds_and_group_slots_bound_residency() {
+        let mut o = Occupancy::new(&cus(1), None);
+        let _a = o.place(1, 40 * 1024).unwrap();
+        assert!(o.place(1, 40 * 1024).is_none());
+        let mut o = Occupancy::new(&cus(1), None);
+        let all: Vec<_> = (0..16).map(|_| o.place(1, 0).unwrap()).collect();
+        assert!(o.place(1, 0).is_none(), "16 workgroups per CU");
+        assert_eq!(all[15].group_slot, 15);
+    }
+}
