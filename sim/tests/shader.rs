@@ -59,6 +59,49 @@ fn vector_add_runs_and_matches_the_host() {
 }
 
 #[test]
+fn a_full_wave_store_running_past_its_buffer_faults_at_the_first_unmapped_dword() {
+    // Full waves whose lanes store consecutive dwords take the unit-stride
+    // path: one range check for the wave's 256 bytes. The wave at
+    // elements 1024..1087 stores past the 4 KiB output buffer: the check
+    // fails, and the access faults as lane by lane, at the first dword
+    // past the buffer, after the waves before it stored their results.
+    let c = Client::new(1);
+    let q = Queue::new(&c, 0);
+    let co = c.load(CORPUS_GFX90A);
+    let k = &co.kernels["vector_add"];
+    let n = 1088usize;
+    let a = floats(n, 3);
+    let b = floats(n, 4);
+    let (ba, bb, bc) = (c.buffer(n * 4), c.buffer(n * 4), c.buffer(4096));
+    ba.write_f32s(0, &a);
+    bb.write_f32s(0, &b);
+    let out = dispatch(
+        &c,
+        &q,
+        k,
+        &[
+            Arg::Ptr(ba.va),
+            Arg::Ptr(bb.va),
+            Arg::Ptr(bc.va),
+            Arg::u32(n as u32),
+        ],
+        Geometry::linear(1280, 256),
+    );
+    let Outcome::Error(_, what) = out else {
+        panic!("{out:?}")
+    };
+    assert!(
+        what.contains(&format!("{:#x}", bc.va + 4096)),
+        "names the first address past the buffer: {what}"
+    );
+    assert!(what.contains("write"), "{what}");
+    let got = bc.read_u32s(0, 1024);
+    for i in 0..1024 {
+        assert_eq!(got[i], (a[i] + b[i]).to_bits(), "c[{i}]");
+    }
+}
+
+#[test]
 fn saxpy_runs_and_matches_the_host() {
     let c = Client::new(1);
     let q = Queue::new(&c, 0);

@@ -6,7 +6,10 @@
 
 #![allow(unsafe_code)]
 
-use super::wave::{LANES, Lanes};
+use super::Fault;
+use super::program::Dst;
+use super::program::Src;
+use super::wave::{LANES, Ty, Wave};
 
 /// Whether the host has an FMA instruction (cached by std after the first
 /// call).
@@ -23,15 +26,6 @@ fn has_fma() -> bool {
 }
 
 #[inline(always)]
-fn fma32_loop(a: &Lanes, b: &Lanes, c: &Lanes, d: &mut Lanes) {
-    for l in 0..LANES {
-        d[l] = f32::from_bits(a[l])
-            .mul_add(f32::from_bits(b[l]), f32::from_bits(c[l]))
-            .to_bits();
-    }
-}
-
-#[inline(always)]
 fn fma64_loop(a: &[u64; LANES], b: &[u64; LANES], c: &[u64; LANES], d: &mut [u64; LANES]) {
     for l in 0..LANES {
         d[l] = f64::from_bits(a[l])
@@ -42,26 +36,8 @@ fn fma64_loop(a: &[u64; LANES], b: &[u64; LANES], c: &[u64; LANES], d: &mut [u64
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
-fn fma32_hw(a: &Lanes, b: &Lanes, c: &Lanes, d: &mut Lanes) {
-    fma32_loop(a, b, c, d)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "fma")]
 fn fma64_hw(a: &[u64; LANES], b: &[u64; LANES], c: &[u64; LANES], d: &mut [u64; LANES]) {
     fma64_loop(a, b, c, d)
-}
-
-/// `d = a * b + c` per lane (f32 bits), one rounding.
-#[inline]
-pub(crate) fn fma32(a: &Lanes, b: &Lanes, c: &Lanes, d: &mut Lanes) {
-    #[cfg(target_arch = "x86_64")]
-    if has_fma() {
-        // SAFETY: the CPU has the FMA instructions (checked just now).
-        return unsafe { fma32_hw(a, b, c, d) };
-    }
-    let _ = has_fma;
-    fma32_loop(a, b, c, d)
 }
 
 /// `d = a * b + c` per lane (f64 bits), one rounding.
@@ -73,4 +49,29 @@ pub(crate) fn fma64(a: &[u64; LANES], b: &[u64; LANES], c: &[u64; LANES], d: &mu
         return unsafe { fma64_hw(a, b, c, d) };
     }
     fma64_loop(a, b, c, d)
+}
+
+#[inline(always)]
+fn fma32_lane([a, b, c]: [u32; 3]) -> u32 {
+    f32::from_bits(a)
+        .mul_add(f32::from_bits(b), f32::from_bits(c))
+        .to_bits()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn fma32_map_hw(w: &mut Wave, dst: Dst, s: [Src; 3]) -> Result<(), Fault> {
+    w.map32(dst, s, Ty::F32, fma32_lane)
+}
+
+/// `dst = a * b + c` (f32 bits, one rounding) in the lanes EXEC enables,
+/// written in place ([`Wave::map32`]), a chunk of lanes per host vector.
+#[inline]
+pub(crate) fn fma32_map(w: &mut Wave, dst: Dst, s: [Src; 3]) -> Result<(), Fault> {
+    #[cfg(target_arch = "x86_64")]
+    if has_fma() {
+        // SAFETY: the CPU has the FMA instructions (checked just now).
+        return unsafe { fma32_map_hw(w, dst, s) };
+    }
+    w.map32(dst, s, Ty::F32, fma32_lane)
 }

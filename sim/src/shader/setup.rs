@@ -297,9 +297,18 @@ impl Launch {
             ((first / sx) % sy) as u32,
             (first / (sx * sy)) as u32,
         );
+        if first + LANES as u64 <= items && u64::from(x) + LANES as u64 <= sx {
+            // The whole wave lies in one row of X: ids count up from x.
+            exec = u64::MAX;
+            for l in 0..LANES {
+                ids[0][l] = x + l as u32;
+                ids[1][l] = y;
+                ids[2][l] = z;
+            }
+        }
         for l in 0..LANES {
             let n = first + l as u64;
-            if n >= items {
+            if n >= items || exec == u64::MAX {
                 break;
             }
             exec |= 1 << l;

@@ -188,8 +188,10 @@ fn cmp<const T: u8, const C: u8, const X: bool>(
             }
         }
         I16 | U16 | I32 | U32 => {
-            let a = w.read32(i.src[0], Ty::B32)?;
-            let b = w.read32(i.src[1], Ty::B32)?;
+            // Sources in place, one flag per lane, packed after: the
+            // compare loop vectorises.
+            let [a, b] = w.read32_refs([i.src[0], i.src[1]], Ty::B32)?;
+            let mut hits = [0u8; LANES];
             for l in 0..LANES {
                 let hit = match T {
                     I16 => int_cond(C, a[l] as i16, b[l] as i16),
@@ -197,8 +199,9 @@ fn cmp<const T: u8, const C: u8, const X: bool>(
                     I32 => int_cond(C, a[l] as i32, b[l] as i32),
                     _ => int_cond(C, a[l], b[l]),
                 };
-                mask |= u64::from(hit) << l;
+                hits[l] = u8::from(hit);
             }
+            mask = super::vint::pack_bits(&hits);
         }
         _ => {
             let a = w.read64(i.src[0], Ty::B64)?;

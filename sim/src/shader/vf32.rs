@@ -17,7 +17,7 @@
 
 use isa::Opcode::{self, *};
 
-use super::program::{ExecFn, Inst};
+use super::program::{ExecFn, Inst, Src};
 use super::wave::{LANES, Ty, Wave};
 use super::{Fault, Flow};
 
@@ -147,15 +147,15 @@ pub(crate) fn vf2(
     env: Env,
     op: impl Fn(f32, f32) -> f32,
 ) -> Result<Flow, Fault> {
-    let (mut ta, mut tb) = ([0; LANES], [0; LANES]);
-    let a = w.read32_ref(i.src[0], Ty::F32, &mut ta)?;
-    let b = w.read32_ref(i.src[1], Ty::F32, &mut tb)?;
-    let mut d = [0u32; LANES];
     if plain(i) && !env.flush_in && !env.flush_out {
-        for l in 0..LANES {
-            d[l] = op(f32::from_bits(a[l]), f32::from_bits(b[l])).to_bits();
-        }
-    } else {
+        w.map32(i.vdst, [i.src[0], i.src[1]], Ty::F32, |[a, b]| {
+            op(f32::from_bits(a), f32::from_bits(b)).to_bits()
+        })?;
+        return Ok(Flow::Next);
+    }
+    let [a, b] = w.read32_refs([i.src[0], i.src[1]], Ty::F32)?;
+    let mut d = [0u32; LANES];
+    {
         for l in 0..LANES {
             d[l] = output(op(input(a[l], 0, i, env), input(b[l], 1, i, env)), i, env);
         }
@@ -217,21 +217,14 @@ fn fma(w: &mut Wave, i: &Inst, c: C) -> Result<Flow, Fault> {
     if !(plain(i) && !env.flush_in && !env.flush_out) {
         return vf3(w, i, env, c, f32::mul_add);
     }
-    let (mut ta, mut tb, mut tc) = ([0; LANES], [0; LANES], [0; LANES]);
-    let mut d = [0u32; LANES];
-    {
-        let a = w.read32_ref(i.src[0], Ty::F32, &mut ta)?;
-        let b = w.read32_ref(i.src[1], Ty::F32, &mut tb)?;
-        let cv = match c {
-            C::Src2 => w.read32_ref(i.src[2], Ty::F32, &mut tc)?,
-            C::Dst => match i.vdst {
-                super::program::Dst::V(r) => w.vget(r)?,
-                _ => &tc,
-            },
-        };
-        super::hostfp::fma32(a, b, cv, &mut d);
-    }
-    w.write32(i.vdst, &d)?;
+    let c = match c {
+        C::Src2 => i.src[2],
+        C::Dst => match i.vdst {
+            super::program::Dst::V(r) => Src::V(r),
+            _ => Src::Zero,
+        },
+    };
+    super::hostfp::fma32_map(w, i.vdst, [i.src[0], i.src[1], c])?;
     Ok(Flow::Next)
 }
 

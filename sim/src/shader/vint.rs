@@ -17,39 +17,26 @@ fn f(x: ExecFn) -> Option<ExecFn> {
 /// `d = op(s0)`.
 #[inline]
 pub(crate) fn v1(w: &mut Wave, i: &Inst, op: impl Fn(u32) -> u32) -> Result<Flow, Fault> {
-    let a = w.read32(i.src[0], Ty::B32)?;
-    let mut d = [0u32; LANES];
-    for l in 0..LANES {
-        d[l] = op(a[l]);
-    }
-    w.write32(i.vdst, &d)?;
+    w.map32(i.vdst, [i.src[0]], Ty::B32, |[a]| op(a))?;
     Ok(Flow::Next)
 }
 
 /// `d = op(s0, s1)`.
 #[inline]
 pub(crate) fn v2(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32) -> u32) -> Result<Flow, Fault> {
-    let a = w.read32(i.src[0], Ty::B32)?;
-    let b = w.read32(i.src[1], Ty::B32)?;
-    let mut d = [0u32; LANES];
-    for l in 0..LANES {
-        d[l] = op(a[l], b[l]);
-    }
-    w.write32(i.vdst, &d)?;
+    w.map32(i.vdst, [i.src[0], i.src[1]], Ty::B32, |[a, b]| op(a, b))?;
     Ok(Flow::Next)
 }
 
 /// `d = op(s0, s1, s2)`.
 #[inline]
 pub(crate) fn v3(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32, u32) -> u32) -> Result<Flow, Fault> {
-    let a = w.read32(i.src[0], Ty::B32)?;
-    let b = w.read32(i.src[1], Ty::B32)?;
-    let c = w.read32(i.src[2], Ty::B32)?;
-    let mut d = [0u32; LANES];
-    for l in 0..LANES {
-        d[l] = op(a[l], b[l], c[l]);
-    }
-    w.write32(i.vdst, &d)?;
+    w.map32(
+        i.vdst,
+        [i.src[0], i.src[1], i.src[2]],
+        Ty::B32,
+        |[a, b, c]| op(a, b, c),
+    )?;
     Ok(Flow::Next)
 }
 
@@ -63,19 +50,28 @@ fn vcarry(
     sat: u32,
     op: impl Fn(u32, u32, bool) -> (u32, bool),
 ) -> Result<Flow, Fault> {
-    let a = w.read32(i.src[0], Ty::B32)?;
-    let b = w.read32(i.src[1], Ty::B32)?;
     let cin = match i.src[2] {
         Src::None => 0,
         s => w.scalar64(s, Ty::B64),
     };
+    let [a, b] = w.read32_refs([i.src[0], i.src[1]], Ty::B32)?;
     let mut d = [0u32; LANES];
     // Carry bits one per lane first, packed after: both loops vectorise.
     let mut carry = [0u8; LANES];
-    for l in 0..LANES {
-        let (r, c) = op(a[l], b[l], (cin >> l) & 1 != 0);
-        d[l] = r;
-        carry[l] = u8::from(c);
+    if cin == 0 {
+        // No carry in (the `_co` forms, or a clear VCC): no per-lane bit
+        // extraction.
+        for l in 0..LANES {
+            let (r, c) = op(a[l], b[l], false);
+            d[l] = r;
+            carry[l] = u8::from(c);
+        }
+    } else {
+        for l in 0..LANES {
+            let (r, c) = op(a[l], b[l], (cin >> l) & 1 != 0);
+            d[l] = r;
+            carry[l] = u8::from(c);
+        }
     }
     if i.mods.clamp {
         for l in 0..LANES {
@@ -84,13 +80,27 @@ fn vcarry(
             }
         }
     }
-    let mut cout = 0u64;
-    for l in 0..LANES {
-        cout |= u64::from(carry[l]) << l;
-    }
+    let cout = pack_bits(&carry);
     w.write32(i.vdst, &d)?;
     w.write_mask(i.sdst, cout);
     Ok(Flow::Next)
+}
+
+/// The lane mask of 64 flags (each 0 or 1): eight lanes at a time, one
+/// multiply gathering the low bit of each byte into the top byte.
+#[inline]
+pub(crate) fn pack_bits(flags: &[u8; LANES]) -> u64 {
+    let mut mask = 0u64;
+    for (k, eight) in flags.chunks_exact(8).enumerate() {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(eight);
+        // Byte j (bit 8j) times byte m of the constant (bit 7m + 7) lands
+        // on bit 8j + 7m + 7: the top byte gets bit 56 + j from m = 7 - j,
+        // and no two (j, m) pairs share a bit, so nothing carries.
+        let x = (u64::from_le_bytes(b) & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080);
+        mask |= (x >> 56) << (8 * k);
+    }
+    mask
 }
 
 fn add_c(a: u32, b: u32, c: bool) -> (u32, bool) {
@@ -119,27 +129,28 @@ fn shift64(w: &mut Wave, i: &Inst, op: impl Fn(u64, u32) -> u64) -> Result<Flow,
 
 /// `v_mad_u64_u32` / `v_mad_i64_i32`: 64-bit `s0 * s1 + s2`, carry out to `sdst`.
 fn mad64(w: &mut Wave, i: &Inst, signed: bool) -> Result<Flow, Fault> {
-    let a = w.read32(i.src[0], Ty::B32)?;
-    let b = w.read32(i.src[1], Ty::B32)?;
     let c = w.read64(i.src[2], Ty::B64)?;
+    let [a, b] = w.read32_refs([i.src[0], i.src[1]], Ty::B32)?;
     let mut d = [0u64; LANES];
-    let mut carry = 0u64;
-    for l in 0..LANES {
-        let (r, o) = if signed {
-            let p = i128::from(a[l] as i32) * i128::from(b[l] as i32) + i128::from(c[l] as i64);
-            (
-                p as u64,
-                p > i128::from(i64::MAX) || p < i128::from(i64::MIN),
-            )
-        } else {
-            let p = u128::from(a[l]) * u128::from(b[l]) + u128::from(c[l]);
-            (p as u64, p >> 64 != 0)
-        };
-        d[l] = r;
-        carry |= u64::from(o) << l;
+    let mut carry = [0u8; LANES];
+    // A 32 x 32-bit product fits in 64 bits exactly: the 64-bit add's
+    // carry (unsigned) or overflow (signed) is the 65-bit result's.
+    if signed {
+        for l in 0..LANES {
+            let p = i64::from(a[l] as i32) * i64::from(b[l] as i32);
+            let (r, o) = p.overflowing_add(c[l] as i64);
+            d[l] = r as u64;
+            carry[l] = u8::from(o);
+        }
+    } else {
+        for l in 0..LANES {
+            let (r, o) = (u64::from(a[l]) * u64::from(b[l])).overflowing_add(c[l]);
+            d[l] = r;
+            carry[l] = u8::from(o);
+        }
     }
     w.write64(i.vdst, &d)?;
-    w.write_mask(i.sdst, carry);
+    w.write_mask(i.sdst, pack_bits(&carry));
     Ok(Flow::Next)
 }
 
@@ -414,5 +425,33 @@ fn vdst_index(i: &Inst) -> Option<u16> {
     match i.vdst {
         super::program::Dst::V(v) => Some(v),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `pack_bits` agrees with the bit-by-bit mask for single lanes, all
+    /// lanes and a scattered pattern.
+    #[test]
+    fn pack_bits_matches_the_serial_mask() {
+        let serial = |f: &[u8; LANES]| (0..LANES).fold(0u64, |m, l| m | (u64::from(f[l]) << l));
+        let mut patterns = vec![[0u8; LANES], [1u8; LANES]];
+        for l in 0..LANES {
+            let mut f = [0u8; LANES];
+            f[l] = 1;
+            patterns.push(f);
+        }
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..64 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            patterns.push(std::array::from_fn(|l| (s >> l & 1) as u8));
+        }
+        for f in &patterns {
+            assert_eq!(pack_bits(f), serial(f), "{f:?}");
+        }
     }
 }

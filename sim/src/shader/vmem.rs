@@ -244,6 +244,26 @@ fn global_addresses<const SEG: u8>(w: &Wave, i: &Inst, exec: u64) -> Option<[u64
     Some(a)
 }
 
+/// The first lane's address when every lane is active and lane `l`
+/// accesses `dwords` dwords at `a[0] + 4 * dwords * l`, dword aligned
+/// (the common `a[i]` with `i` the work-item id): the accesses tile one
+/// span of `64 * dwords` dwords.
+#[inline]
+fn unit_stride(a: &[u64; LANES], exec: u64, dwords: usize) -> Option<u64> {
+    if exec != u64::MAX || a[0] % 4 != 0 {
+        return None;
+    }
+    let stride = 4 * dwords as u64;
+    // Any lane off its place leaves a bit set (adds only: no 64-bit
+    // multiply per lane).
+    let (mut off, mut want) = (0u64, a[0]);
+    for l in 0..LANES {
+        off |= a[l] ^ want;
+        want = want.wrapping_add(stride);
+    }
+    (off == 0 && a[0].checked_add(stride * LANES as u64).is_some()).then_some(a[0])
+}
+
 /// The span `[lo, lo + len)` of every active lane's access of `bytes`
 /// bytes when all are dword aligned.
 #[inline]
@@ -279,6 +299,29 @@ fn load_dwords<const SEG: u8>(
     let Some(a) = global_addresses::<SEG>(w, i, exec) else {
         return false;
     };
+    if let Some(lo) = unit_stride(&a, exec, dwords) {
+        // Lane l reads dwords [l * dwords, (l + 1) * dwords) of one
+        // aligned span: no per-lane index or mask.
+        let len = (LANES * 4 * dwords) as u64;
+        let Some(r) = ctx.mem.range(lo, len, false) else {
+            return false;
+        };
+        let Some(m) = r.u32s(lo, len) else {
+            return false;
+        };
+        if dwords == 1 {
+            for (lane, word) in w.v[d].iter_mut().zip(m) {
+                *lane = word.load(Ordering::Relaxed);
+            }
+        } else {
+            for (l, lane) in m.chunks_exact(dwords).enumerate() {
+                for (k, word) in lane.iter().enumerate() {
+                    w.v[d + k][l] = word.load(Ordering::Relaxed);
+                }
+            }
+        }
+        return true;
+    }
     let Some((lo, len)) = span(&a, exec, 4 * dwords as u64) else {
         return false;
     };
@@ -313,6 +356,28 @@ fn store_dwords<const SEG: u8>(
     let Some(a) = global_addresses::<SEG>(w, i, exec) else {
         return false;
     };
+    if let Some(lo) = unit_stride(&a, exec, dwords) {
+        // Lanes write disjoint consecutive dwords: their order is moot.
+        let len = (LANES * 4 * dwords) as u64;
+        let Some(r) = ctx.mem.range(lo, len, true) else {
+            return false;
+        };
+        let Some(m) = r.u32s(lo, len) else {
+            return false;
+        };
+        if dwords == 1 {
+            for (word, lane) in m.iter().zip(&w.v[s]) {
+                word.store(*lane, Ordering::Relaxed);
+            }
+        } else {
+            for (l, lane) in m.chunks_exact(dwords).enumerate() {
+                for (k, word) in lane.iter().enumerate() {
+                    word.store(w.v[s + k][l], Ordering::Relaxed);
+                }
+            }
+        }
+        return true;
+    }
     let Some((lo, len)) = span(&a, exec, 4 * dwords as u64) else {
         return false;
     };

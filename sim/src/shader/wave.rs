@@ -4,6 +4,10 @@
 //! operand access every family shares (EXEC applied once per instruction
 //! by the writers here).
 
+// `Wave::map32` reads and writes lanes through raw pointers (a
+// destination may also be a source).
+#![allow(unsafe_code)]
+
 use isa::FloatConst;
 
 use super::Fault;
@@ -14,6 +18,13 @@ pub(crate) const LANES: usize = 64;
 
 /// One VGPR: a dword per lane.
 pub(crate) type Lanes = [u32; LANES];
+
+/// Lanes a chunked lane loop ([`Wave::map32`]) handles at once: one
+/// 256-bit host vector of dwords.
+pub(crate) const CHUNK: usize = 8;
+
+/// Eight lanes of dwords.
+pub(crate) type Chunk = [u32; CHUNK];
 
 /// Why a wave is not running.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +62,9 @@ pub(crate) struct Wave {
     pub v: Vec<Lanes>,
     /// SDWA sources 0 and 1 after their byte/word select (`Src::Staged`).
     pub staged: [Lanes; 2],
+    /// Scalar and constant sources splat across the lanes
+    /// ([`Wave::read32_refs`]): scratch, never architectural state.
+    splat: [Lanes; 3],
     /// SCC.
     pub scc: bool,
     /// The MODE register (float round and denormal modes, DX10 clamp, IEEE).
@@ -82,6 +96,7 @@ impl Wave {
             s: [0; SCALAR_FILE],
             v: vec![[0; LANES]; vgprs],
             staged: [[0; LANES]; 2],
+            splat: [[0; LANES]; 3],
             scc: false,
             mode: 0,
             trapsts: 0,
@@ -209,23 +224,149 @@ impl Wave {
         }
     }
 
-    /// A source as 32 bits per lane, borrowed: a VGPR in place, anything
-    /// else splat into `tmp` (no copy of a VGPR's 256 bytes).
+    /// Up to three sources as 32 bits per lane, borrowed: a VGPR (or an
+    /// SDWA-staged source) in place, anything else splat into the wave's
+    /// scratch lanes. No 256-byte copy of a VGPR and no zeroed temporary:
+    /// only the splat of a scalar writes 64 lanes.
     #[inline]
-    pub fn read32_ref<'a>(
-        &'a self,
-        src: Src,
+    pub fn read32_refs<const N: usize>(
+        &mut self,
+        srcs: [Src; N],
         ty: Ty,
-        tmp: &'a mut Lanes,
-    ) -> Result<&'a Lanes, Fault> {
-        match src {
-            Src::V(i) => self.vreg(i),
-            Src::Staged(k) => Ok(&self.staged[usize::from(k) & 1]),
-            other => {
-                *tmp = [self.scalar32(other, ty); LANES];
-                Ok(tmp)
+    ) -> Result<[&Lanes; N], Fault> {
+        for (k, &src) in srcs.iter().enumerate() {
+            match src {
+                Src::V(i) => {
+                    self.vreg(i)?;
+                }
+                Src::Staged(_) => {}
+                other => {
+                    let x = self.scalar32(other, ty);
+                    self.splat[k] = [x; LANES];
+                }
             }
         }
+        let this = &*self;
+        Ok(std::array::from_fn(|k| match srcs[k] {
+            // Checked above.
+            Src::V(i) => &this.v[usize::from(i)],
+            Src::Staged(j) => &this.staged[usize::from(j) & 1],
+            _ => &this.splat[k],
+        }))
+    }
+
+    /// `dst = op(sources)` over the lanes EXEC enables, computed and
+    /// written `CHUNK` lanes at a time straight into the destination VGPR:
+    /// no 64-lane temporary and no copy of a VGPR source (a scalar or
+    /// constant source is splat once into the wave's scratch lanes). The
+    /// destination may be one of the sources: each chunk's sources are
+    /// read before its lanes are written, and two VGPRs are either the
+    /// same array or disjoint ones. A null destination discards the
+    /// result; an SGPR one is an error (as [`Wave::write32`]).
+    #[inline(always)]
+    pub fn map32<const N: usize>(
+        &mut self,
+        dst: Dst,
+        srcs: [Src; N],
+        ty: Ty,
+        op: impl Fn([u32; N]) -> u32,
+    ) -> Result<(), Fault> {
+        const { assert!(N <= 3 && LANES % CHUNK == 0) };
+        for (k, &src) in srcs.iter().enumerate() {
+            match src {
+                Src::V(i) => {
+                    self.vreg(i)?;
+                }
+                Src::Staged(_) => {}
+                other => {
+                    let x = self.scalar32(other, ty);
+                    self.splat[k] = [x; LANES];
+                }
+            }
+        }
+        let d = match dst {
+            Dst::V(i) => {
+                self.vreg(i)?;
+                usize::from(i)
+            }
+            Dst::Null | Dst::None => return Ok(()),
+            Dst::S(_) => return Err(Fault::Abort("a vector result names an SGPR".into())),
+        };
+        let exec = self.exec();
+        // Every pointer below comes from these three, taken after the last
+        // reference use, so reads and writes through them do not conflict
+        // with a live borrow.
+        let v = self.v.as_mut_ptr();
+        let staged = self.staged.as_ptr();
+        let splat = self.splat.as_ptr();
+        // In bounds: `i` is in the file (checked above), `j & 1` indexes
+        // the two staged arrays, `k < N <= 3` the three scratch ones.
+        let p: [*const Chunk; N] = std::array::from_fn(|k| {
+            let lanes: *const Lanes = match srcs[k] {
+                Src::V(i) => v.wrapping_add(usize::from(i)),
+                Src::Staged(j) => staged.wrapping_add(usize::from(j) & 1),
+                _ => splat.wrapping_add(k),
+            };
+            lanes.cast()
+        });
+        // The destination VGPR (`d` is in the file: checked above).
+        let dst = v.wrapping_add(d);
+        if exec == u64::MAX {
+            // Every lane: one plain loop into a local (which no source can
+            // alias, so it vectorises), then one 256-byte store.
+            // SAFETY: the sources are live `[u32; LANES]` arrays (as below).
+            let src: [&Lanes; N] = std::array::from_fn(|k| unsafe { &*p[k].cast::<Lanes>() });
+            let mut t = [0u32; LANES];
+            for l in 0..LANES {
+                let mut lane = [0u32; N];
+                for k in 0..N {
+                    lane[k] = src[k][l];
+                }
+                t[l] = op(lane);
+            }
+            // SAFETY: `dst` is a live VGPR of the file; the shared
+            // references to the sources are dead.
+            unsafe { dst.write(t) };
+            return Ok(());
+        }
+        let out = dst.cast::<Chunk>();
+        for c in 0..LANES / CHUNK {
+            let on = (exec >> (CHUNK * c)) as u8;
+            if on == 0 {
+                continue;
+            }
+            let mut x = [[0u32; CHUNK]; N];
+            for k in 0..N {
+                let chunk = p[k].wrapping_add(c);
+                // SAFETY: chunk `c < LANES / CHUNK` of a live `[u32; LANES]`
+                // (a VGPR, a staged or a scratch array); `[u32; CHUNK]` has
+                // the alignment of `u32`. Nothing else accesses the wave
+                // while `self` is borrowed mutably here.
+                x[k] = unsafe { chunk.read() };
+            }
+            let mut r = [0u32; CHUNK];
+            for j in 0..CHUNK {
+                let mut lane = [0u32; N];
+                for k in 0..N {
+                    lane[k] = x[k][j];
+                }
+                r[j] = op(lane);
+            }
+            let chunk = out.wrapping_add(c);
+            // SAFETY: as the reads; the destination's chunk `c`, written
+            // after every source chunk `c` was read.
+            let o = unsafe { &mut *chunk };
+            if on == u8::MAX {
+                *o = r;
+            } else {
+                for j in 0..CHUNK {
+                    if on >> j & 1 != 0 {
+                        o[j] = r[j];
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A source as 64 bits per lane (a VGPR pair or a 64-bit scalar).
@@ -285,6 +426,14 @@ impl Wave {
         let (lo, hi) = self.v.split_at_mut(usize::from(i) + 1);
         let lo = &mut lo[usize::from(i)];
         let hi = &mut hi[0];
+        if exec == u64::MAX {
+            // No mask to test: the loop vectorises.
+            for l in 0..LANES {
+                lo[l] = val[l] as u32;
+                hi[l] = (val[l] >> 32) as u32;
+            }
+            return Ok(());
+        }
         for l in 0..LANES {
             if exec >> l & 1 != 0 {
                 lo[l] = val[l] as u32;
