@@ -507,6 +507,54 @@ pub unsafe extern "C" fn hsa_amd_coherency_set_type(
     })
 }
 
+/// `hsa_amd_memory_pool_can_migrate`: ROCr's argument checks (`result`
+/// NULL: `INVALID_ARGUMENT`; either pool invalid: `INVALID_MEMORY_POOL`),
+/// then ROCr's answer, `OUT_OF_RESOURCES`: migration between pools is not
+/// implemented, here as in every ROCr (`MemoryRegion::CanMigrate`).
+/// tests/c/status_diff.c checks each answer against AMD's ROCr.
+pub unsafe extern "C" fn hsa_amd_memory_pool_can_migrate(
+    src: hsa_amd_memory_pool_t,
+    dst: hsa_amd_memory_pool_t,
+    result: *mut bool,
+) -> hsa_status_t {
+    guard("hsa_amd_memory_pool_can_migrate", || {
+        let c = ctx()?;
+        if result.is_null() {
+            return Err(null("result"));
+        }
+        pool_of(&c, src.handle, Status::InvalidMemoryPool)?;
+        pool_of(&c, dst.handle, Status::InvalidMemoryPool)?;
+        Err(Error::new(
+            Status::OutOfResources,
+            "migration between memory pools is not implemented (nor in ROCr: MemoryRegion::CanMigrate)",
+        ))
+    })
+}
+
+/// `hsa_amd_memory_migrate`: ROCr's argument checks (`ptr` NULL or `flags`
+/// not 0: `INVALID_ARGUMENT`; the pool invalid: `INVALID_MEMORY_POOL`),
+/// then ROCr's answer, `OUT_OF_RESOURCES`: migration is not implemented,
+/// here as in every ROCr (`MemoryRegion::Migrate`).
+pub unsafe extern "C" fn hsa_amd_memory_migrate(
+    ptr: *const c_void,
+    pool: hsa_amd_memory_pool_t,
+    flags: u32,
+) -> hsa_status_t {
+    guard("hsa_amd_memory_migrate", || {
+        let c = ctx()?;
+        if ptr.is_null() || flags != 0 {
+            return Err(Error::invalid_argument(format!(
+                "ptr {ptr:p} (must not be NULL) or flags {flags:#x} (must be 0)"
+            )));
+        }
+        pool_of(&c, pool.handle, Status::InvalidMemoryPool)?;
+        Err(Error::new(
+            Status::OutOfResources,
+            "migrating memory to another pool is not implemented (nor in ROCr: MemoryRegion::Migrate)",
+        ))
+    })
+}
+
 /// The allocation start `ptr` belongs to, if it is memory of the runtime.
 fn block_start(c: &crate::state::Ctx, ptr: u64) -> Option<u64> {
     c.rt.pointer_info(ptr).map(|b| {
@@ -1081,10 +1129,6 @@ macro_rules! not_implemented {
 }
 
 not_implemented! {
-    /// `hsa_amd_memory_pool_can_migrate`: ROCr 5.2.3's answer, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`.
-    fn hsa_amd_memory_pool_can_migrate(src: hsa_amd_memory_pool_t, dst: hsa_amd_memory_pool_t, result: *mut bool) => OutOfResources;
-    /// `hsa_amd_memory_migrate`: ROCr 5.2.3's answer, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`.
-    fn hsa_amd_memory_migrate(ptr: *const c_void, pool: hsa_amd_memory_pool_t, flags: u32) => OutOfResources;
     /// `hsa_amd_interop_map_buffer`: no graphics interop (`HSA_STATUS_ERROR`).
     fn hsa_amd_interop_map_buffer(num_agents: u32, agents: *mut hsa_agent_t, interop_handle: c_int, flags: u32, size: *mut usize, ptr: *mut *mut c_void, metadata_size: *mut usize, metadata: *mut *const c_void) => Error;
     /// `hsa_amd_interop_unmap_buffer`: no graphics interop (`HSA_STATUS_ERROR`).
