@@ -508,10 +508,11 @@ pub unsafe extern "C" fn hsa_amd_coherency_set_type(
 }
 
 /// `hsa_amd_memory_pool_can_migrate`: ROCr's argument checks (`result`
-/// NULL: `INVALID_ARGUMENT`; either pool invalid: `INVALID_MEMORY_POOL`),
-/// then ROCr's answer, `OUT_OF_RESOURCES`: migration between pools is not
-/// implemented, here as in every ROCr (`MemoryRegion::CanMigrate`).
-/// tests/c/status_diff.c checks each answer against AMD's ROCr.
+/// NULL: `INVALID_ARGUMENT`; either pool invalid: `INVALID_MEMORY_POOL`,
+/// each equal to AMD's ROCr's answer in tests/c/status_diff.c), then
+/// whether [`hsa_amd_memory_migrate`] moves allocations between the two
+/// (`runtime::Runtime::can_migrate`; ROCr answers `OUT_OF_RESOURCES`, its
+/// migration being "not implemented yet").
 pub unsafe extern "C" fn hsa_amd_memory_pool_can_migrate(
     src: hsa_amd_memory_pool_t,
     dst: hsa_amd_memory_pool_t,
@@ -522,19 +523,19 @@ pub unsafe extern "C" fn hsa_amd_memory_pool_can_migrate(
         if result.is_null() {
             return Err(null("result"));
         }
-        pool_of(&c, src.handle, Status::InvalidMemoryPool)?;
-        pool_of(&c, dst.handle, Status::InvalidMemoryPool)?;
-        Err(Error::new(
-            Status::OutOfResources,
-            "migration between memory pools is not implemented (nor in ROCr: MemoryRegion::CanMigrate)",
-        ))
+        let s = pool_of(&c, src.handle, Status::InvalidMemoryPool)?;
+        let d = pool_of(&c, dst.handle, Status::InvalidMemoryPool)?;
+        let yes = c.rt.can_migrate(s, d)?;
+        // SAFETY: non-NULL.
+        unsafe { put(result, yes, "result") }?;
+        OK
     })
 }
 
 /// `hsa_amd_memory_migrate`: ROCr's argument checks (`ptr` NULL or `flags`
 /// not 0: `INVALID_ARGUMENT`; the pool invalid: `INVALID_MEMORY_POOL`),
-/// then ROCr's answer, `OUT_OF_RESOURCES`: migration is not implemented,
-/// here as in every ROCr (`MemoryRegion::Migrate`).
+/// then the move itself (`runtime::Runtime::migrate`: same address, same
+/// contents, the agents' access kept; ROCr answers `OUT_OF_RESOURCES`).
 pub unsafe extern "C" fn hsa_amd_memory_migrate(
     ptr: *const c_void,
     pool: hsa_amd_memory_pool_t,
@@ -547,11 +548,9 @@ pub unsafe extern "C" fn hsa_amd_memory_migrate(
                 "ptr {ptr:p} (must not be NULL) or flags {flags:#x} (must be 0)"
             )));
         }
-        pool_of(&c, pool.handle, Status::InvalidMemoryPool)?;
-        Err(Error::new(
-            Status::OutOfResources,
-            "migrating memory to another pool is not implemented (nor in ROCr: MemoryRegion::Migrate)",
-        ))
+        let p = pool_of(&c, pool.handle, Status::InvalidMemoryPool)?;
+        c.rt.migrate(ptr as u64, p)?;
+        OK
     })
 }
 

@@ -151,6 +151,19 @@ fn svm_memory_without_gpu_access_faults() {
     );
 }
 
+/// `migrate.c`: `hsa_amd_memory_migrate` moves a buffer between VRAM and
+/// system memory in place, its contents kept, kernels using it in each.
+#[test]
+fn memory_migrates_between_vram_and_system_memory_in_place() {
+    let prog = gcc("migrate", &["migrate.c"], &[]);
+    let out = run_ok(on_ours(&prog).arg(kernels()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("migrate: VRAM <-> system memory in place, contents and kernels: ok"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn rocr6_vmem_calls_reserve_map_share_and_release() {
     let prog = gcc("vmem", &["vmem.c"], &[]);

@@ -245,6 +245,19 @@ impl<D: KfdDevice> BufferMapping<D> {
     pub fn is_empty(&self) -> bool {
         false
     }
+
+    /// Gives up the mapping without unmapping it and returns its start:
+    /// for a caller that replaced the pages with another `MAP_FIXED`
+    /// mapping of the same range (the range is no longer this buffer's, so
+    /// dropping would unmap the newcomer). The render node reference is
+    /// released as in a drop.
+    pub fn into_raw(self) -> NonNull<u8> {
+        let me = core::mem::ManuallyDrop::new(self);
+        // SAFETY: `me` is never used or dropped again; the node reference
+        // is moved out once and dropped here.
+        drop(unsafe { core::ptr::read(&me.node) });
+        me.ptr
+    }
 }
 
 impl<D: KfdDevice> Drop for BufferMapping<D> {

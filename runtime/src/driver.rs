@@ -53,9 +53,25 @@ pub struct Mapped {
     ptr: NonNull<u8>,
     len: usize,
     _keep: Box<dyn Any + Send + Sync>,
+    /// Gives up `_keep` without unmapping (see [`Mapped::disown`]); `None`
+    /// for mappings that are never replaced in place.
+    disown: Option<fn(Box<dyn Any + Send + Sync>)>,
 }
 
 impl Mapped {
+    /// Gives the mapping up without unmapping it, because its range now
+    /// holds another `MAP_FIXED` mapping (a migrated buffer's new pages):
+    /// dropping it would unmap the newcomer. `Err(self)` for a mapping that
+    /// cannot be given up so (doorbell and event pages).
+    pub(crate) fn disown(mut self) -> core::result::Result<(), Self> {
+        let Some(f) = self.disown.take() else {
+            return Err(self);
+        };
+        let keep = core::mem::replace(&mut self._keep, Box::new(()));
+        f(keep);
+        Ok(())
+    }
+
     /// Start of the mapping.
     pub fn as_ptr(&self) -> NonNull<u8> {
         self.ptr
@@ -101,6 +117,11 @@ impl Mapped {
             ptr,
             len,
             _keep: Box::new(Munmap(ptr, len)),
+            disown: Some(|keep| {
+                if let Ok(m) = keep.downcast::<Munmap>() {
+                    core::mem::forget(*m);
+                }
+            }),
         }
     }
 }
@@ -398,6 +419,11 @@ impl<D: KfdDevice> Driver for KfdDriver<D> {
             ptr: m.as_ptr(),
             len: m.len(),
             _keep: Box::new(m),
+            disown: Some(|keep| {
+                if let Ok(m) = keep.downcast::<kfd::BufferMapping<D>>() {
+                    m.into_raw();
+                }
+            }),
         })
     }
 
@@ -417,6 +443,7 @@ impl<D: KfdDevice> Driver for KfdDriver<D> {
             ptr,
             len: 8,
             _keep: Box::new(page),
+            disown: None,
         })
     }
 
@@ -453,6 +480,7 @@ impl<D: KfdDevice> Driver for KfdDriver<D> {
             ptr,
             len,
             _keep: Box::new(page),
+            disown: None,
         })
     }
 

@@ -335,19 +335,7 @@ impl Allocations {
             );
             return Ok(va);
         };
-        let mut flags =
-            AllocMemFlags::WRITABLE | AllocMemFlags::EXECUTABLE | AllocMemFlags::NO_SUBSTITUTE;
-        match kind {
-            PoolKind::Vram => flags |= AllocMemFlags::VRAM | AllocMemFlags::PUBLIC,
-            PoolKind::VramFine => {
-                flags |= AllocMemFlags::VRAM | AllocMemFlags::PUBLIC | AllocMemFlags::COHERENT
-            }
-            PoolKind::SystemFine | PoolKind::SystemKernarg => {
-                flags |= AllocMemFlags::GTT | AllocMemFlags::COHERENT
-            }
-            _ => flags |= AllocMemFlags::GTT,
-        }
-        let a = match driver.alloc(gpu, va, size, flags) {
+        let a = match driver.alloc(gpu, va, size, alloc_flags(kind)) {
             Ok(a) => a,
             Err(e) => {
                 unreserve(va, reserved);
@@ -409,6 +397,122 @@ impl Allocations {
             },
         );
         Ok(va)
+    }
+
+    /// `hsa_amd_memory_migrate`: moves the allocation that starts at `va`
+    /// to `pool` (of `kind`, owned by GPU `owner` for VRAM, else mapped on
+    /// `all_gpus` as system memory is), keeping its address and contents.
+    /// The KFD sequence: the contents are copied out through the CPU
+    /// mapping, a buffer of the new kind is allocated at the same GPU
+    /// virtual address, its CPU mapping replaces the old one in place
+    /// (`MAP_FIXED` over the range, never a hole another thread could map
+    /// into), the contents are copied in, the old buffer is unmapped from
+    /// the GPUs and the new one mapped on every GPU that had access (and
+    /// the new owner), then the old buffer is freed. Until the old buffer
+    /// is unmapped every failure puts everything back as it was. The
+    /// caller guarantees that no agent accesses the memory meanwhile (as
+    /// for any reallocation). The allocations' lock is held throughout, so
+    /// a concurrent free or access change waits.
+    #[allow(clippy::too_many_arguments)] // the target pool's facts
+    pub(crate) fn migrate(
+        &self,
+        driver: &dyn Driver,
+        va: u64,
+        pool: usize,
+        kind: PoolKind,
+        owner: Option<u32>,
+        all_gpus: &[u32],
+    ) -> Result<()> {
+        let mut blocks = self.lock();
+        let b = blocks.get_mut(&va).ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "{va:#x} is not the start of an allocation of this runtime"
+            ))
+        })?;
+        if b.pool == Some(pool) {
+            return Ok(());
+        }
+        let (Some(old_bo), Some(old_cpu), false) = (b.bo, b.cpu.as_ref(), b.userptr) else {
+            return Err(Error::invalid_argument(format!(
+                "the allocation at {va:#x} cannot be migrated: only memory pool allocations \
+                 with a CPU mapping can (not locked or registered user memory)"
+            )));
+        };
+        let mut on: Vec<u32> = b.mapped_on.clone();
+        let targets: Vec<u32> = match owner {
+            Some(g) => vec![g],
+            None => all_gpus.to_vec(),
+        };
+        for g in &targets {
+            if !on.contains(g) {
+                on.push(*g);
+            }
+        }
+        let Some(&gpu) = targets.first().or(on.first()) else {
+            return Err(Error::invalid_argument(
+                "no GPU to allocate the migrated buffer on",
+            ));
+        };
+        let len = b.size as usize;
+        let mut saved = Vec::new();
+        saved
+            .try_reserve_exact(len)
+            .map_err(|_| Error::new(Status::OutOfResources, "no host memory to stage the copy"))?;
+        // SAFETY: the CPU mapping covers `va..va + size` (the block's
+        // mapping, alive while we hold the lock); `saved` has room for it.
+        unsafe {
+            core::ptr::copy_nonoverlapping(old_cpu.as_ptr().as_ptr(), saved.as_mut_ptr(), len)
+        };
+        // SAFETY: the `len` bytes were just written.
+        unsafe { saved.set_len(len) };
+        let new = driver
+            .alloc(gpu, va, b.size, alloc_flags(kind))
+            .map_err(|e| Error::driver("ALLOC_MEMORY_OF_GPU (migration)", e))?;
+        // The GPUs first: the old buffer off them, the new one on.
+        if !b.mapped_on.is_empty() {
+            if let Err(e) = driver.unmap_from_gpus(old_bo, &b.mapped_on) {
+                let _ = driver.free(new.handle);
+                return Err(Error::driver("UNMAP_MEMORY_FROM_GPU (migration)", e));
+            }
+        }
+        let back_on_gpus = |driver: &dyn Driver| {
+            if !b.mapped_on.is_empty() {
+                let _ = driver.map_to_gpus(old_bo, &b.mapped_on);
+            }
+            let _ = driver.free(new.handle);
+        };
+        if let Err(e) = driver.map_to_gpus(new.handle, &on) {
+            back_on_gpus(driver);
+            return Err(Error::driver("MAP_MEMORY_TO_GPU (migration)", e));
+        }
+        let addr = NonNull::new(va as *mut u8).expect("an allocation is never at 0");
+        // SAFETY: `va..va + reserved` is this block's range, mapped by its
+        // old buffer and used by nothing else; its pages are replaced in
+        // place (MAP_FIXED), leaving no hole.
+        let new_cpu = match unsafe { driver.map_cpu_at(gpu, addr, new.mmap_offset, b.reserved) } {
+            Ok(m) => m,
+            Err(e) => {
+                let _ = driver.unmap_from_gpus(new.handle, &on);
+                back_on_gpus(driver);
+                return Err(Error::driver("mmap of the render node (migration)", e));
+            }
+        };
+        // SAFETY: `new_cpu` maps `va..va + size`, written by nothing else
+        // while we hold the lock; `saved` holds `len` bytes.
+        unsafe { core::ptr::copy_nonoverlapping(saved.as_ptr(), new_cpu.as_ptr().as_ptr(), len) };
+        let old = b.cpu.replace(new_cpu);
+        if let Some(old) = old {
+            // Its range now holds the new buffer's pages: give it up
+            // without unmapping.
+            let _ = old.disown();
+        }
+        b.bo = Some(new.handle);
+        b.pool = Some(pool);
+        b.mapped_on = on;
+        drop(blocks);
+        driver
+            .free(old_bo)
+            .map_err(|e| Error::driver("FREE_MEMORY_OF_GPU (the migrated buffer's old one)", e))
     }
 
     pub(crate) fn insert(&self, va: u64, b: Block) {
@@ -634,4 +738,23 @@ pub struct BlockInfo {
     pub requested: u64,
     /// Locked memory: the host pointer given to the lock (else 0).
     pub user_ptr: u64,
+}
+
+/// The KFD allocation flags of a pool kind's buffers (ROCr's
+/// `MemoryRegion` flags: VRAM public, fine-grained coherent, system memory
+/// in GTT).
+fn alloc_flags(kind: PoolKind) -> AllocMemFlags {
+    let mut flags =
+        AllocMemFlags::WRITABLE | AllocMemFlags::EXECUTABLE | AllocMemFlags::NO_SUBSTITUTE;
+    match kind {
+        PoolKind::Vram => flags |= AllocMemFlags::VRAM | AllocMemFlags::PUBLIC,
+        PoolKind::VramFine => {
+            flags |= AllocMemFlags::VRAM | AllocMemFlags::PUBLIC | AllocMemFlags::COHERENT
+        }
+        PoolKind::SystemFine | PoolKind::SystemKernarg => {
+            flags |= AllocMemFlags::GTT | AllocMemFlags::COHERENT
+        }
+        _ => flags |= AllocMemFlags::GTT,
+    }
+    flags
 }

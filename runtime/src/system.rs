@@ -412,6 +412,72 @@ impl Runtime {
         )
     }
 
+    /// `hsa_amd_memory_pool_can_migrate`: whether an allocation of `src`
+    /// may be moved to `dst` with [`migrate`](Self::migrate): both are
+    /// global pools the runtime allocates from (ROCr itself answers
+    /// `OUT_OF_RESOURCES` to every migration: `MemoryRegion::CanMigrate` is
+    /// "not implemented yet" there).
+    pub fn can_migrate(&self, src: MemoryPool, dst: MemoryPool) -> Result<bool> {
+        let (s, d) = (self.core.pool(src)?, self.core.pool(dst)?);
+        let movable = |p: &crate::memory::PoolRecord| {
+            p.segment() == crate::memory::Segment::Global && p.runtime_alloc_allowed()
+        };
+        Ok(movable(s) && movable(d))
+    }
+
+    /// `hsa_amd_memory_migrate`: moves the allocation that starts at `ptr`
+    /// into `pool`, keeping its address, its contents and every agent's
+    /// access (plus the new owner's, for a VRAM pool): the KFD sequence of
+    /// [`crate::memory`]'s `Allocations::migrate`. Already in `pool`:
+    /// nothing to do. No agent may access the memory while it moves (as
+    /// for any reallocation). ROCr has no implementation (it answers
+    /// `OUT_OF_RESOURCES`); this is the call's documented meaning.
+    pub fn migrate(&self, ptr: u64, pool: MemoryPool) -> Result<()> {
+        crate::trace::api_call!("hsa_amd_memory_migrate", ptr = ptr, pool = pool.handle(), {
+            let p = self.core.pool(pool)?.clone();
+            if p.segment() != crate::memory::Segment::Global || !p.runtime_alloc_allowed() {
+                return Err(Error::new(
+                    Status::InvalidMemoryPool,
+                    format!(
+                        "pool {} ({:?}) takes no allocations to migrate into",
+                        pool.index(),
+                        p.kind
+                    ),
+                ));
+            }
+            let block = self
+                .core
+                .allocations
+                .find(ptr)
+                .filter(|b| b.start == ptr)
+                .ok_or_else(|| {
+                    Error::invalid_argument(format!(
+                        "{ptr:#x} is not the start of an allocation of this runtime"
+                    ))
+                })?;
+            if block.size > p.size {
+                return Err(Error::new(
+                    Status::OutOfResources,
+                    format!(
+                        "{} bytes exceed pool {} ({} bytes)",
+                        block.size,
+                        pool.index(),
+                        p.size
+                    ),
+                ));
+            }
+            let owner = matches!(p.kind, PoolKind::Vram | PoolKind::VramFine).then_some(p.gpu_id);
+            self.core.allocations.migrate(
+                &*self.core.driver,
+                ptr,
+                pool.index(),
+                p.kind,
+                owner,
+                &self.core.gpu_ids,
+            )
+        })
+    }
+
     /// `hsa_amd_memory_pool_free`.
     pub fn free(&self, ptr: u64) -> Result<()> {
         crate::trace::api_call!("hsa_amd_memory_pool_free", ptr = ptr, {
