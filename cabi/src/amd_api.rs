@@ -339,7 +339,11 @@ unsafe fn lock_pages(c: &crate::state::Ctx, ptr: u64, size: u64) -> Result<u64, 
     Ok(ptr)
 }
 
-/// `hsa_amd_memory_lock_to_pool`: the pool must be a system pool.
+/// `hsa_amd_memory_lock_to_pool`, with ROCr's checks in ROCr's order
+/// (each answer equal to AMD's ROCr's in tests/c/status_diff.c): NULL
+/// pointers, a zero size or `flags` not 0 are `INVALID_ARGUMENT`, so is an
+/// agent list and count that disagree; a pool that is not a CPU agent's is
+/// `INVALID_MEMORY_POOL`. Then the lock, as `hsa_amd_memory_lock`.
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn hsa_amd_memory_lock_to_pool(
     host_ptr: *mut c_void,
@@ -347,16 +351,29 @@ pub unsafe extern "C" fn hsa_amd_memory_lock_to_pool(
     agents: *mut hsa_agent_t,
     num_agent: c_int,
     pool: hsa_amd_memory_pool_t,
-    _flags: u32,
+    flags: u32,
     agent_ptr: *mut *mut c_void,
 ) -> hsa_status_t {
     guard("hsa_amd_memory_lock_to_pool", || {
         let c = ctx()?;
+        if host_ptr.is_null() || size == 0 || agent_ptr.is_null() || flags != 0 {
+            return Err(Error::invalid_argument(format!(
+                "host_ptr {host_ptr:p}, size {size}, agent_ptr {agent_ptr:p} (none may be \
+                 NULL or 0) or flags {flags:#x} (must be 0)"
+            )));
+        }
+        // SAFETY: checked non-NULL.
+        unsafe { put(agent_ptr, core::ptr::null_mut(), "agent_ptr") }?;
+        if agents.is_null() != (num_agent == 0) {
+            return Err(Error::invalid_argument(format!(
+                "agents {agents:p} and num_agent {num_agent} disagree"
+            )));
+        }
         let p = pool_of(&c, pool.handle, Status::InvalidMemoryPool)?;
         if !c.rt.pool(p)?.is_system() {
             return Err(Error::new(
-                Status::Error,
-                "lock to a pool that is not system memory",
+                Status::InvalidMemoryPool,
+                format!("pool {:#x} is not a CPU agent's pool", pool.handle),
             ));
         }
         drop(c);

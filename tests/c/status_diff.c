@@ -206,6 +206,23 @@ int main(int argc, char **argv) {
     SHOW(hsa_amd_memory_lock(buf, 0, NULL, 0, &p));
     SHOW(hsa_amd_memory_unlock(buf));
     SHOW(hsa_amd_memory_unlock(NULL));
+    /* hsa_amd_memory_lock_to_pool: a CPU pool only, flags 0. */
+    hsa_amd_memory_pool_t cpu_pool = {0};
+    if (hsa_amd_agent_iterate_memory_pools(c.cpu, first_pool, &cpu_pool) != HSA_STATUS_INFO_BREAK) {
+        fprintf(stderr, "status_diff: no global pool on the CPU\n");
+        return 1;
+    }
+    void *host = aligned_alloc(4096, 8192);
+    void *agent_ptr = NULL;
+    SHOW(hsa_amd_memory_lock_to_pool(host, 8192, &c.gpu, 1, pool, 0, &agent_ptr));
+    SHOW(hsa_amd_memory_lock_to_pool(host, 8192, &c.gpu, 1, cpu_pool, 1, &agent_ptr));
+    SHOW(hsa_amd_memory_lock_to_pool(host, 0, &c.gpu, 1, cpu_pool, 0, &agent_ptr));
+    SHOW(hsa_amd_memory_lock_to_pool(host, 8192, &c.gpu, 0, cpu_pool, 0, &agent_ptr));
+    SHOW(hsa_amd_memory_lock_to_pool(host, 8192, &c.gpu, 1, cpu_pool, 0, NULL));
+    SHOW(hsa_amd_memory_lock_to_pool(host, 8192, &c.gpu, 1, cpu_pool, 0, &agent_ptr));
+    printf("lock_to_pool gave a pointer: %d\n", agent_ptr != NULL);
+    SHOW(hsa_amd_memory_unlock(host));
+    free(host);
     SHOW(hsa_memory_register(NULL, 4096));
     SHOW(hsa_memory_register(buf, 0));
     SHOW(hsa_memory_deregister(buf, sizeof buf));
