@@ -1,5 +1,5 @@
 // hsa_smoke: a small HSA program against ROCr 5.2.3's headers (plain C,
-// one file, no helper of ours), run on AMD's ROCr over the software GPU
+// with the helpers of tests/c/hsa_client.h), run on AMD's ROCr over the software GPU
 // (scripts/test-rocr-on-sim) and meant to run unchanged on our runtime's
 // C ABI later.
 //
@@ -20,120 +20,11 @@
 //      holds the value and the dwords around the range are untouched.
 // Prints "hsa_smoke: PASS" and exits 0, or names the failed check, exit 1.
 
-#include <hsa/hsa.h>
-#include <hsa/hsa_ext_amd.h>
-
-#include <fcntl.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#define CLIENT "hsa_smoke"
+#include "hsa_client.h"
 
 #define N 4096
 #define WG 64
-
-static int failures;
-
-#define CHECK(st, what)                                                        \
-    do {                                                                       \
-        hsa_status_t s_ = (st);                                                \
-        if (s_ != HSA_STATUS_SUCCESS) {                                        \
-            const char *m_ = "?";                                              \
-            hsa_status_string(s_, &m_);                                        \
-            fprintf(stderr, "hsa_smoke: %s: status 0x%x (%s)\n", what, s_, m_); \
-            exit(1);                                                           \
-        }                                                                      \
-    } while (0)
-
-#define EXPECT(cond, ...)                                                      \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "hsa_smoke: FAIL: " __VA_ARGS__);                  \
-            fputc('\n', stderr);                                               \
-            failures++;                                                        \
-        }                                                                      \
-    } while (0)
-
-typedef struct {
-    hsa_agent_t gpu, cpu;
-    int have_gpu, have_cpu;
-    hsa_amd_memory_pool_t gpu_pool, cpu_fine, kernarg;
-    int have_gpu_pool, have_cpu_fine, have_kernarg;
-} ctx_t;
-
-static hsa_status_t find_agents(hsa_agent_t a, void *data) {
-    ctx_t *c = data;
-    hsa_device_type_t t;
-    CHECK(hsa_agent_get_info(a, HSA_AGENT_INFO_DEVICE, &t), "agent device type");
-    if (t == HSA_DEVICE_TYPE_GPU && !c->have_gpu) {
-        c->gpu = a;
-        c->have_gpu = 1;
-    } else if (t == HSA_DEVICE_TYPE_CPU && !c->have_cpu) {
-        c->cpu = a;
-        c->have_cpu = 1;
-    }
-    return HSA_STATUS_SUCCESS;
-}
-
-static hsa_status_t gpu_pools(hsa_amd_memory_pool_t p, void *data) {
-    ctx_t *c = data;
-    hsa_amd_segment_t seg;
-    uint32_t flags;
-    CHECK(hsa_amd_memory_pool_get_info(p, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &seg), "pool segment");
-    if (seg != HSA_AMD_SEGMENT_GLOBAL)
-        return HSA_STATUS_SUCCESS;
-    CHECK(hsa_amd_memory_pool_get_info(p, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags), "pool flags");
-    if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED) && !c->have_gpu_pool) {
-        c->gpu_pool = p;
-        c->have_gpu_pool = 1;
-    }
-    return HSA_STATUS_SUCCESS;
-}
-
-static hsa_status_t cpu_pools(hsa_amd_memory_pool_t p, void *data) {
-    ctx_t *c = data;
-    hsa_amd_segment_t seg;
-    uint32_t flags;
-    CHECK(hsa_amd_memory_pool_get_info(p, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &seg), "pool segment");
-    if (seg != HSA_AMD_SEGMENT_GLOBAL)
-        return HSA_STATUS_SUCCESS;
-    CHECK(hsa_amd_memory_pool_get_info(p, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags), "pool flags");
-    if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT) && !c->have_kernarg) {
-        c->kernarg = p;
-        c->have_kernarg = 1;
-    }
-    if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED) && !c->have_cpu_fine) {
-        c->cpu_fine = p;
-        c->have_cpu_fine = 1;
-    }
-    return HSA_STATUS_SUCCESS;
-}
-
-static void *alloc_in(hsa_amd_memory_pool_t pool, size_t size, const ctx_t *c, const char *what) {
-    void *p = NULL;
-    CHECK(hsa_amd_memory_pool_allocate(pool, size, 0, &p), what);
-    hsa_agent_t both[2] = {c->gpu, c->cpu};
-    CHECK(hsa_amd_agents_allow_access(2, both, NULL, p), what);
-    return p;
-}
-
-// Stores the header last, with release semantics: the packet processor may
-// look at the slot at any time.
-static void publish(void *slot, uint16_t header, uint16_t setup) {
-    __atomic_store_n((uint32_t *)slot, (uint32_t)header | ((uint32_t)setup << 16), __ATOMIC_RELEASE);
-}
-
-static uint64_t reserve(hsa_queue_t *q) {
-    uint64_t id = hsa_queue_add_write_index_relaxed(q, 1);
-    while (id - hsa_queue_load_read_index_scacquire(q) >= q->size)
-        ;
-    return id;
-}
-
-static void *slot_of(hsa_queue_t *q, uint64_t id) {
-    return (char *)q->base_address + (id & (q->size - 1)) * 64;
-}
 
 static void barrier(hsa_queue_t *q, uint16_t type, const hsa_signal_t *deps, int n, hsa_signal_t done) {
     uint64_t id = reserve(q);
@@ -147,43 +38,6 @@ static void barrier(hsa_queue_t *q, uint16_t type, const hsa_signal_t *deps, int
                       (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
     publish(p, header, 0);
     hsa_signal_store_screlease(q->doorbell_signal, (hsa_signal_value_t)id);
-}
-
-static int wait_zero(hsa_signal_t s, const char *what) {
-    // A bounded wait (60 s) so a lost completion fails instead of hanging.
-    for (int i = 0; i < 600; i++) {
-        if (hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_EQ, 0, 100000000ull,
-                                      HSA_WAIT_STATE_BLOCKED) == 0)
-            return 1;
-    }
-    fprintf(stderr, "hsa_smoke: FAIL: %s never completed\n", what);
-    failures++;
-    return 0;
-}
-
-static void *read_file(const char *path, size_t *size) {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        perror(path);
-        exit(1);
-    }
-    off_t n = lseek(fd, 0, SEEK_END);
-    lseek(fd, 0, SEEK_SET);
-    char *buf = malloc((size_t)n);
-    size_t got = 0;
-    while (buf && got < (size_t)n) {
-        ssize_t r = read(fd, buf + got, (size_t)n - got);
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    if (!buf || got != (size_t)n) {
-        fprintf(stderr, "hsa_smoke: cannot read %s\n", path);
-        exit(1);
-    }
-    *size = got;
-    return buf;
 }
 
 int main(int argc, char **argv) {
