@@ -344,7 +344,9 @@ fn out_of_bounds_access_is_a_memory_fault() {
     assert!(
         stderr.lines().any(
             |l| l.starts_with("Memory access fault by GPU node-1 (Agent handle: ")
-                && l.ends_with("Reason: Page not present or supervisor privilege.")
+                && l.ends_with(
+                    ") on address 0x1000. Reason: Page not present or supervisor privilege."
+                )
         ),
         "{stderr}"
     );

@@ -443,6 +443,15 @@ pub struct Geometry {
     /// Group segment bytes the dispatch adds after the static ones and the
     /// `__local` pointer arguments' (HIP's `extern __shared__`).
     pub dynamic_lds: u32,
+    /// Private segment bytes per work-item the dispatch gives the kernel
+    /// (the packet's `private_segment_size`) when that is more than its
+    /// `.private_segment_fixed_size`; 0 gives the fixed size. Room for a
+    /// stack the compiler could not size: recursion (LLVM 19 counts one
+    /// frame of a recursive callee), calls through pointers,
+    /// `.uses_dynamic_stack` (what HIP's `hipLimitStackSize` is for). A
+    /// kernel that outgrows its private segment writes into other waves'
+    /// scratch, on the GPU as in the sim.
+    pub private_segment_size: u32,
 }
 
 impl Geometry {
@@ -467,6 +476,7 @@ impl Geometry {
             grid,
             workgroup,
             dynamic_lds: 0,
+            private_segment_size: 0,
         }
     }
 
@@ -475,6 +485,16 @@ impl Geometry {
     pub fn with_dynamic_lds(self, bytes: u32) -> Self {
         Self {
             dynamic_lds: bytes,
+            ..self
+        }
+    }
+
+    /// The same geometry with at least `bytes` of private segment per
+    /// work-item ([`Geometry::private_segment_size`]).
+    #[must_use]
+    pub fn with_private_segment_size(self, bytes: u32) -> Self {
+        Self {
+            private_segment_size: bytes,
             ..self
         }
     }

@@ -761,6 +761,7 @@ fn random_inputs_never_panic() {
                 grid: [pick32(next()), pick32(next()), pick32(next())],
                 workgroup: [pick16(next()), pick16(next()), pick16(next())],
                 dynamic_lds: pick32(next()),
+                private_segment_size: pick32(next()),
             }
         } else {
             // Valid: 3 dimensions, each grid at least its work-group.

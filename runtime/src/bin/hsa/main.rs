@@ -50,7 +50,7 @@ enum Command {
     /// dispatch it, wait, and report (exit 1 on a fault, 2 on a usage
     /// error).
     #[command(
-        override_usage = "hsa run CODEOBJ KERNEL --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg SPEC]... [--dynamic-lds BYTES] [--dump DIR] [--agent N] [--repeat N] [--json]"
+        override_usage = "hsa run CODEOBJ KERNEL --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg SPEC]... [--dynamic-lds BYTES] [--private-segment-size BYTES] [--dump DIR] [--agent N] [--repeat N] [--json]"
     )]
     Run(run::Args),
 }

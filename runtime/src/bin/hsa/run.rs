@@ -1,5 +1,5 @@
 //! `hsa run CODEOBJ KERNEL --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg SPEC]...
-//! [--dynamic-lds BYTES] [--dump DIR] [--agent N] [--repeat N] [--json]`:
+//! [--dynamic-lds BYTES] [--private-segment-size BYTES] [--dump DIR] [--agent N] [--repeat N] [--json]`:
 //! one kernel dispatched through the runtime.
 //!
 //! The code object (an ELF, an offload bundle or a HIP fat binary: the
@@ -51,6 +51,11 @@ pub struct Args {
     /// Dynamic group memory (HIP's extern __shared__), bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 0)]
     dynamic_lds: u32,
+    /// Private segment (scratch) bytes per work-item, when more than the
+    /// kernel's `.private_segment_fixed_size`: the stack of a kernel whose
+    /// compiler could not size it (recursion, calls through pointers).
+    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    private_segment_size: u32,
     /// After completion, write each buffer argument K to DIR/argK.bin.
     #[arg(long, value_name = "DIR")]
     dump: Option<PathBuf>,
@@ -198,7 +203,9 @@ fn run_inner(args: &Args) -> Result<(), Failure> {
         }
         e => Failure::Usage(e.to_string()),
     })?;
-    let geometry = Geometry::new(args.grid, args.block).with_dynamic_lds(args.dynamic_lds);
+    let geometry = Geometry::new(args.grid, args.block)
+        .with_dynamic_lds(args.dynamic_lds)
+        .with_private_segment_size(args.private_segment_size);
     geometry
         .check(layout)
         .map_err(|e| Failure::Usage(format!("kernel {}: {e}", k.name)))?;
@@ -446,6 +453,7 @@ fn report(
             "grid": g.grid,
             "block": g.workgroup,
             "dynamic_lds": g.dynamic_lds,
+            "private_segment_size": k.private_segment_size.max(g.private_segment_size),
             "repeat": args.repeat,
             "dispatch_ns": median,
             "dispatch_ns_each": times,
@@ -467,6 +475,12 @@ fn report(
     );
     if g.dynamic_lds > 0 {
         out.push_str(&format!(", dynamic LDS {} bytes", g.dynamic_lds));
+    }
+    if g.private_segment_size > k.private_segment_size {
+        out.push_str(&format!(
+            ", private segment {} bytes per work-item",
+            g.private_segment_size
+        ));
     }
     out.push('\n');
     if args.repeat == 1 {
