@@ -234,3 +234,50 @@ fn an_inactivated_queue_refuses_packets_and_is_still_destroyed() {
         rt.free(p).unwrap();
     }
 }
+
+/// A kernel that never ends: the dispatch's wait gives up with an error
+/// naming the kernel, and destroying the queue (dropping it:
+/// `hsa_queue_destroy`) preempts the kernel instead of waiting for it, as
+/// amdkfd's DESTROY_QUEUE does. The runtime runs on.
+#[test]
+fn destroying_a_queue_stops_a_kernel_that_never_ends() {
+    let rt = rt();
+    let gpu = rt.gpu_agents().next().expect("a GPU agent");
+    let spin = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../sim/tests/kernels/spin.co"
+    ))
+    .unwrap();
+    let exe = rt.load_executable(gpu, &spin).unwrap();
+    let k = exe.kernel("spin_until_released").unwrap().clone();
+    let flags = u32s(&rt, &[0, 0]);
+    let q = rt
+        .create_queue(gpu, 64, QueueKind::Multiple, None, u32::MAX)
+        .unwrap();
+    let args = [ArgValue::Pointer(flags)];
+    let g = Geometry::linear(256, 64);
+    let e = rt
+        .dispatch(&q, &k, &args, &g, Duration::from_millis(300))
+        .unwrap_err();
+    assert!(
+        e.message
+            .contains("kernel spin_until_released did not complete within"),
+        "{e:?}"
+    );
+    assert_eq!(read_u32s(flags, 2), [1, 0], "it ran and was never released");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        drop(q);
+        let _ = tx.send(());
+    });
+    rx.recv_timeout(Duration::from_secs(60))
+        .expect("hsa_queue_destroy waited for a kernel that never ends");
+    // A new queue runs it to the end once it is released.
+    let q = rt
+        .create_queue(gpu, 64, QueueKind::Multiple, None, u32::MAX)
+        .unwrap();
+    // SAFETY: flags + 4 is the second u32 of a live allocation of two.
+    unsafe { ((flags + 4) as *mut u32).write_volatile(1) };
+    rt.dispatch(&q, &k, &args, &g, Duration::from_secs(60))
+        .unwrap();
+}

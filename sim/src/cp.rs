@@ -295,7 +295,10 @@ impl CommandProcessor {
         self.unpark();
     }
 
-    /// Removes `q`; returns once the CP no longer works on it.
+    /// Removes `q`; returns once the CP no longer works on it. A dispatch
+    /// running on it is preempted ([`Dispatch::preempt`]): its waves stop
+    /// at their next branch, so a kernel that never ends does not keep
+    /// DESTROY_QUEUE waiting.
     pub(crate) fn remove_queue(&self, q: &Arc<QueueState>) {
         q.removed.store(true, Ordering::Release);
         lock(&self.shared.queues).retain(|x| !Arc::ptr_eq(x, q));
@@ -474,6 +477,9 @@ enum Stop {
     Scratch,
     /// The trap handler halted a wave after reporting the error itself.
     Halted(String),
+    /// DESTROY_QUEUE stopped the running dispatch: nothing is reported
+    /// (the queue is gone).
+    Preempted,
 }
 
 impl From<MemoryFault> for Stop {
@@ -1232,6 +1238,7 @@ impl Worker {
             trap_handler: self.inner.gpus[self.gpu].trap_handler(),
             doorbell_id: ((q.doorbell_offset / 8) & 0x3ff) as u32,
             interrupt: Some(WaveInterrupt(&interrupt)),
+            preempt: Some(&q.removed),
             compute_units,
             memory: mem,
         };
@@ -1339,6 +1346,7 @@ impl Worker {
             Stop::Fault(f) => self.fault(q, p.id, f),
             Stop::Code(c, what) => self.error(q, p.id, c, what),
             Stop::Halted(what) => self.halted(q, p.id, what),
+            Stop::Preempted => {}
             Stop::Scratch => {
                 // The handshake: queue inactive, code 1; ROCr grows scratch,
                 // stores 0 to queue_inactive_signal, and the CP retries.
@@ -1514,6 +1522,7 @@ fn fault_stop(f: ShaderFault) -> Stop {
         }
         ShaderFault::Memory(m) => Stop::Fault(m),
         ShaderFault::Halted { .. } => Stop::Halted(f.to_string()),
+        ShaderFault::Preempted => Stop::Preempted,
         ShaderFault::IllegalInstruction { .. } => {
             Stop::Code(code::ILLEGAL_INSTRUCTION, f.to_string())
         }

@@ -8,6 +8,7 @@
 //! Agent dispatch packets go to a registered [`AgentHandler`] likewise.
 
 use std::fmt;
+use std::sync::atomic::AtomicBool;
 
 use crate::memory::{GpuMemory, MemoryFault};
 
@@ -94,6 +95,12 @@ pub struct Dispatch<'a> {
     pub doorbell_id: u32,
     /// Where a wave's `MSG_INTERRUPT` goes (none: dropped).
     pub interrupt: Option<WaveInterrupt<'a>>,
+    /// Set when the queue is destroyed while the dispatch runs: amdkfd's
+    /// `destroy_queue_cpsch` unmaps the queue from the hardware (the HIQ's
+    /// `UNMAP_QUEUES`, a reset of its waves when they do not drain). A
+    /// core stops the waves at their next branch and returns
+    /// [`ShaderFault::Preempted`]; `None`: the dispatch cannot be preempted.
+    pub preempt: Option<&'a AtomicBool>,
     /// The CUs the queue's CU mask enables, in mask-bit order (never
     /// empty: the CP does not launch a dispatch on a queue with none).
     pub compute_units: Vec<crate::cu::ComputeUnit>,
@@ -129,6 +136,10 @@ pub enum ShaderFault {
     },
     /// A wave aborted (`s_sethalt`-style fatal halt, watchdog).
     Abort(String),
+    /// The queue was unmapped while the dispatch ran ([`Dispatch::preempt`]):
+    /// its waves were stopped where they were and the packet never
+    /// completes.
+    Preempted,
     /// The trap handler halted a wave (it set `STATUS.HALT`): the handler
     /// has reported the error itself (the queue's inactive signal and its
     /// event), so the dispatch never completes and the queue stops.
@@ -159,6 +170,7 @@ impl fmt::Display for ShaderFault {
                 offset,
             } => write!(f, "s_trap {trap_id} in kernel {kernel} at +{offset:#x}"),
             Self::Abort(why) => write!(f, "wave aborted: {why}"),
+            Self::Preempted => write!(f, "the queue was unmapped while the dispatch ran"),
             Self::Halted { kernel, offset } => write!(
                 f,
                 "wave halted by the trap handler in kernel {kernel} at +{offset:#x}"

@@ -566,3 +566,57 @@ fn pm4_ib_packets_run_their_indirect_buffer() {
     let e = c.kfd.device().queue_error(q.info.queue_id).unwrap();
     assert!(e.what.contains("opcode 0x37"), "{}", e.what);
 }
+
+/// DESTROY_QUEUE preempts a dispatch that would never end, as amdkfd's
+/// `destroy_queue_cpsch` unmaps the queue from the hardware and resets
+/// its waves: the ioctl returns, the packet never completes, no error is
+/// reported for the gone queue, and the GPU runs on.
+#[test]
+fn destroying_a_queue_preempts_a_kernel_that_never_ends() {
+    let c = Arc::new(Client::new(2));
+    let co = c.load("tests/kernels/spin.co");
+    let k = co.kernels["spin_until_released"].clone();
+    let flags = c.buffer(4096);
+    let sig = c.buffer(4096);
+    let spin = |q: &Queue, s: SignalHandle| {
+        let g = Geometry::linear(256, 64);
+        let kernarg = kernargs(&k, &[Arg::Ptr(flags.va)], g, q);
+        let karg = c.buffer(kernarg.len());
+        karg.write(0, &kernarg);
+        let mut p = KernelDispatchPacket::new(k.kernel_object, karg.va, g.grid, g.workgroup);
+        p.completion_signal = s;
+        q.submit(zerocopy::transmute!(p));
+        karg
+    };
+    let busy = Queue::no_scratch(&c, false);
+    let s1 = signal(&sig, 0, 1);
+    let _karg = spin(&busy, s1);
+    wait_until("the kernel started", || {
+        flags.u32_at(0).load(Ordering::Acquire) == 1
+    });
+    let id = busy.info.queue_id;
+    let (tx, rx) = std::sync::mpsc::channel();
+    {
+        let c = Arc::clone(&c);
+        std::thread::spawn(move || {
+            let _ = tx.send(c.kfd.destroy_queue(id));
+        });
+    }
+    rx.recv_timeout(Duration::from_secs(60))
+        .expect("DESTROY_QUEUE did not return: it waited for a kernel that never ends")
+        .unwrap();
+    assert_eq!(flags.u32_at(4).load(Ordering::Acquire), 0, "never released");
+    assert_eq!(signal_value(s1), 1, "the preempted packet never completes");
+    assert_eq!(c.kfd.device().queue_completed(id), None, "gone");
+    // The GPU runs on: the same kernel on another queue, released, ends.
+    let other = Queue::no_scratch(&c, false);
+    flags.u32_at(0).store(0, Ordering::Release);
+    let s2 = signal(&sig, 64, 1);
+    let _karg = spin(&other, s2);
+    wait_until("the second kernel started", || {
+        flags.u32_at(0).load(Ordering::Acquire) == 1
+    });
+    flags.u32_at(4).store(1, Ordering::Release);
+    wait_zero(s2);
+    assert_eq!(c.kfd.device().queue_error(other.info.queue_id), None);
+}

@@ -103,6 +103,8 @@ pub(crate) enum Fault {
     },
     /// Anything else that stops a wave (register out of range, unaligned PC).
     Abort(String),
+    /// The queue was unmapped ([`crate::dispatch::Dispatch::preempt`]).
+    Preempted,
     /// The trap handler set `STATUS.HALT`; `pc` is where the wave trapped.
     Halted {
         /// The PC the handler would return to.
@@ -296,6 +298,7 @@ impl ShaderCore for Interpreter {
             self.workers,
             self.clock_origin,
             d.interrupt,
+            d.preempt,
             counts.as_mut(),
         );
         if let Some(c) = &counts {
@@ -317,6 +320,7 @@ impl ShaderCore for Interpreter {
                 offset: pc.wrapping_sub(launch.entry),
             },
             Fault::Abort(why) => ShaderFault::Abort(why),
+            Fault::Preempted => ShaderFault::Preempted,
             Fault::Halted { pc } => ShaderFault::Halted {
                 kernel: setup::kernel_name(d.memory, d.kernel_object),
                 offset: pc.wrapping_sub(launch.entry),

@@ -35,7 +35,10 @@ struct Shared<'a> {
     memory: &'a GpuMemory,
     clock_origin: Instant,
     interrupt: Option<WaveInterrupt<'a>>,
+    /// Set from outside when the queue is unmapped.
+    preempt: Option<&'a AtomicBool>,
     next: AtomicU64,
+    /// Set by the first fault; [`Shared::stopped`] also sees `preempt`.
     stop: AtomicBool,
     fault: Mutex<Option<Fault>>,
     /// The CUs' and the scratch's free slots.
@@ -47,7 +50,17 @@ struct Shared<'a> {
     counts: Option<Mutex<&'a mut Counts>>,
 }
 
-/// Runs every work-group of the dispatch on up to `workers` threads.
+impl Shared<'_> {
+    /// Whether the workers must stop: a fault, or the queue unmapped.
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.preempt.is_some_and(|p| p.load(Ordering::Relaxed))
+    }
+}
+
+/// Runs every work-group of the dispatch on up to `workers` threads. A
+/// fault is the result; else, if `preempt` was set, the waves stopped
+/// where they were and the result is [`Fault::Preempted`].
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     launch: &Launch,
     program: &Program,
@@ -55,6 +68,7 @@ pub(crate) fn run(
     workers: usize,
     clock_origin: Instant,
     interrupt: Option<WaveInterrupt<'_>>,
+    preempt: Option<&AtomicBool>,
     counts: Option<&mut Counts>,
 ) -> Result<(), Fault> {
     let occupancy = Occupancy::new(
@@ -73,6 +87,7 @@ pub(crate) fn run(
         memory,
         clock_origin,
         interrupt,
+        preempt,
         next: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         fault: Mutex::new(None),
@@ -94,6 +109,7 @@ pub(crate) fn run(
     }
     match shared.fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
         Some(f) => Err(f),
+        None if preempt.is_some_and(|p| p.load(Ordering::Acquire)) => Err(Fault::Preempted),
         None => Ok(()),
     }
 }
@@ -107,7 +123,7 @@ fn worker(shared: &Shared<'_>) {
     let mut counts = shared.counts.as_ref().map(|_| coverage::counts());
     let mut blocks = Blocks::new();
     loop {
-        if shared.stop.load(Ordering::Relaxed) {
+        if shared.stopped() {
             break;
         }
         let n = shared.next.fetch_add(1, Ordering::Relaxed);
@@ -168,7 +184,7 @@ fn make_resident(shared: &Shared<'_>, id: [u32; 3]) -> Option<Residency> {
     let lds = u32::try_from(launch.lds_bytes).unwrap_or(u32::MAX);
     let mut occ = lock(&shared.occupancy);
     loop {
-        if shared.stop.load(Ordering::Relaxed) {
+        if shared.stopped() {
             return None;
         }
         if let Some(r) = occ.place(waves, lds) {
@@ -260,7 +276,7 @@ fn run_group(
         } else if !progressed {
             return Err(Fault::Abort("work-group made no progress".into()));
         }
-        if shared.stop.load(Ordering::Relaxed) {
+        if shared.stopped() {
             return Ok(());
         }
     }
@@ -351,7 +367,7 @@ fn run_wave(
                     budget = budget.saturating_sub(1);
                     if budget == 0 {
                         budget = CHECK_EVERY;
-                        if shared.stop.load(Ordering::Relaxed) {
+                        if shared.stopped() {
                             w.state = WaveState::Done;
                             return Ok(());
                         }
