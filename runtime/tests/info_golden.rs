@@ -195,3 +195,54 @@ fn a_bad_device_choice_is_one_line_and_exit_1() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(out.stdout.is_empty());
 }
+
+/// `hsa info --json` on the MI250X board (two GPUs, nodes 1 and 2) with
+/// `env` set: each agent's (`HSA_AGENT_INFO_NODE`, `QUEUES_MAX`).
+fn agents_with(env: &[(&str, &str)]) -> Vec<(u64, u64)> {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_hsa"));
+    c.args(["info", "--json"])
+        .env("HSA_RS_DRIVER", "sim")
+        .env("SIM_BOARD", "mi250x");
+    for v in ["SIM_GPUS", "ROCR_VISIBLE_DEVICES", "HSA_MAX_QUEUES"] {
+        c.env_remove(v);
+    }
+    c.envs(env.iter().copied());
+    let out = c.output().expect("run hsa");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    v["agents"]
+        .as_array()
+        .expect("agents")
+        .iter()
+        .map(|a| {
+            let at = &a["attributes"];
+            (
+                at["HSA_AGENT_INFO_NODE"].as_u64().expect("node"),
+                at["HSA_AGENT_INFO_QUEUES_MAX"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+/// ROCr's `ROCR_VISIBLE_DEVICES` and `HSA_MAX_QUEUES` end to end: the GPUs
+/// a process sees and their order, by index or UUID, the list ending at
+/// its first invalid entry; and the queue limit each GPU agent reports.
+#[test]
+fn rocr_visible_devices_and_hsa_max_queues_change_what_the_process_sees() {
+    let nodes = |env: &[(&str, &str)]| -> Vec<u64> {
+        agents_with(env).into_iter().map(|(n, _)| n).collect()
+    };
+    assert_eq!(nodes(&[]), [0, 1, 2], "the CPU and both GPUs");
+    assert_eq!(nodes(&[("ROCR_VISIBLE_DEVICES", "1")]), [0, 2]);
+    assert_eq!(nodes(&[("ROCR_VISIBLE_DEVICES", "1,0")]), [0, 2, 1], "in the list's order");
+    assert_eq!(
+        nodes(&[("ROCR_VISIBLE_DEVICES", "GPU-000000005a5a0002")]),
+        [0, 2],
+        "by UUID"
+    );
+    assert_eq!(nodes(&[("ROCR_VISIBLE_DEVICES", "0,7,1")]), [0, 1], "stops at index 7");
+    assert_eq!(nodes(&[("ROCR_VISIBLE_DEVICES", "5")]), [0], "no GPU");
+    let queues = agents_with(&[("HSA_MAX_QUEUES", "3")]);
+    assert_eq!(queues[1..], [(1, 3), (2, 3)], "QUEUES_MAX of each GPU");
+    assert_ne!(agents_with(&[])[1].1, 3, "the default is not 3");
+}
