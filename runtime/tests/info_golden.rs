@@ -208,7 +208,11 @@ fn agents_with(env: &[(&str, &str)]) -> Vec<(u64, u64)> {
     }
     c.envs(env.iter().copied());
     let out = c.output().expect("run hsa");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     v["agents"]
         .as_array()
@@ -234,13 +238,21 @@ fn rocr_visible_devices_and_hsa_max_queues_change_what_the_process_sees() {
     };
     assert_eq!(nodes(&[]), [0, 1, 2], "the CPU and both GPUs");
     assert_eq!(nodes(&[("ROCR_VISIBLE_DEVICES", "1")]), [0, 2]);
-    assert_eq!(nodes(&[("ROCR_VISIBLE_DEVICES", "1,0")]), [0, 2, 1], "in the list's order");
+    assert_eq!(
+        nodes(&[("ROCR_VISIBLE_DEVICES", "1,0")]),
+        [0, 2, 1],
+        "in the list's order"
+    );
     assert_eq!(
         nodes(&[("ROCR_VISIBLE_DEVICES", "GPU-000000005a5a0002")]),
         [0, 2],
         "by UUID"
     );
-    assert_eq!(nodes(&[("ROCR_VISIBLE_DEVICES", "0,7,1")]), [0, 1], "stops at index 7");
+    assert_eq!(
+        nodes(&[("ROCR_VISIBLE_DEVICES", "0,7,1")]),
+        [0, 1],
+        "stops at index 7"
+    );
     assert_eq!(nodes(&[("ROCR_VISIBLE_DEVICES", "5")]), [0], "no GPU");
     let queues = agents_with(&[("HSA_MAX_QUEUES", "3")]);
     assert_eq!(queues[1..], [(1, 3), (2, 3)], "QUEUES_MAX of each GPU");
