@@ -712,8 +712,8 @@ pub unsafe extern "C" fn hsa_amd_queue_set_priority(
         }
         let q = c.queue(queue as u64)?;
         let prio = match priority {
-            0 => QueuePriority::MIN,
-            1 => QueuePriority::NORMAL,
+            crate::ffi::consts::HSA_AMD_QUEUE_PRIORITY_LOW => QueuePriority::MIN,
+            crate::ffi::consts::HSA_AMD_QUEUE_PRIORITY_NORMAL => QueuePriority::NORMAL,
             crate::ffi::consts::HSA_AMD_QUEUE_PRIORITY_HIGH => QueuePriority::MAX,
             _ => {
                 return Err(Error::invalid_argument(format!(
@@ -1110,7 +1110,7 @@ pub unsafe extern "C" fn hsa_amd_register_system_event_handler(
         c.rt.register_system_event_handler(Box::new(move |e| {
             let runtime::system_events::SystemEvent::GpuMemoryFault(f) = e;
             let ev = hsa_amd_event_t {
-                event_type: 0, // HSA_AMD_GPU_MEMORY_FAULT_EVENT
+                event_type: crate::ffi::consts::HSA_AMD_GPU_MEMORY_FAULT_EVENT,
                 memory_fault: hsa_amd_gpu_memory_fault_info_t {
                     agent: hsa_agent_t {
                         handle: f.agent.handle(),
@@ -1158,17 +1158,20 @@ not_implemented! {
 }
 
 // hsa_amd_svm_attribute_t (hsa_ext_amd.h).
-const SVM_ATTRIB_GLOBAL_FLAG: u64 = 0;
-const SVM_ATTRIB_READ_ONLY: u64 = 1;
-const SVM_ATTRIB_HIVE_LOCAL: u64 = 2;
-const SVM_ATTRIB_MIGRATION_GRANULARITY: u64 = 3;
-const SVM_ATTRIB_PREFERRED_LOCATION: u64 = 4;
-const SVM_ATTRIB_PREFETCH_LOCATION: u64 = 5;
-const SVM_ATTRIB_READ_MOSTLY: u64 = 6;
-const SVM_ATTRIB_AGENT_ACCESSIBLE: u64 = 0x200;
-const SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE: u64 = 0x201;
-const SVM_ATTRIB_AGENT_NO_ACCESS: u64 = 0x202;
-const SVM_ATTRIB_ACCESS_QUERY: u64 = 0x203;
+use crate::ffi::consts::{
+    HSA_AMD_SVM_ATTRIB_ACCESS_QUERY as SVM_ATTRIB_ACCESS_QUERY,
+    HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE as SVM_ATTRIB_AGENT_ACCESSIBLE,
+    HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE as SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE,
+    HSA_AMD_SVM_ATTRIB_AGENT_NO_ACCESS as SVM_ATTRIB_AGENT_NO_ACCESS,
+    HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG as SVM_ATTRIB_GLOBAL_FLAG,
+    HSA_AMD_SVM_ATTRIB_HIVE_LOCAL as SVM_ATTRIB_HIVE_LOCAL,
+    HSA_AMD_SVM_ATTRIB_MIGRATION_GRANULARITY as SVM_ATTRIB_MIGRATION_GRANULARITY,
+    HSA_AMD_SVM_ATTRIB_PREFERRED_LOCATION as SVM_ATTRIB_PREFERRED_LOCATION,
+    HSA_AMD_SVM_ATTRIB_PREFETCH_LOCATION as SVM_ATTRIB_PREFETCH_LOCATION,
+    HSA_AMD_SVM_ATTRIB_READ_MOSTLY as SVM_ATTRIB_READ_MOSTLY,
+    HSA_AMD_SVM_ATTRIB_READ_ONLY as SVM_ATTRIB_READ_ONLY, HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED,
+    HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED, HSA_AMD_SVM_GLOBAL_FLAG_INDETERMINATE,
+};
 
 /// `hsa_amd_svm_attributes_set`: the attributes as ROCr's `SetSvmAttrib`
 /// hands them to KFD (`runtime::svm`); HIP's `hipMallocManaged` gives the
@@ -1192,7 +1195,14 @@ pub unsafe extern "C" fn hsa_amd_svm_attributes_set(
         for (i, p) in list.iter().enumerate() {
             attrs.push(match p.attribute {
                 // HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED 0, COARSE_GRAINED 1.
-                SVM_ATTRIB_GLOBAL_FLAG if p.value <= 1 => A::GlobalFlag { fine: p.value == 0 },
+                SVM_ATTRIB_GLOBAL_FLAG
+                    if p.value == HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED
+                        || p.value == HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED =>
+                {
+                    A::GlobalFlag {
+                        fine: p.value == HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED,
+                    }
+                }
                 SVM_ATTRIB_READ_ONLY => A::ReadOnly(p.value != 0),
                 SVM_ATTRIB_HIVE_LOCAL => A::HiveLocal(p.value != 0),
                 SVM_ATTRIB_MIGRATION_GRANULARITY => A::MigrationGranularity(p.value),
@@ -1270,9 +1280,9 @@ pub unsafe extern "C" fn hsa_amd_svm_attributes_get(
             match a {
                 V::Model(m) => {
                     p.value = match m {
-                        SvmModel::FineGrained => 0,
-                        SvmModel::CoarseGrained => 1,
-                        SvmModel::Indeterminate => 2,
+                        SvmModel::FineGrained => HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED,
+                        SvmModel::CoarseGrained => HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED,
+                        SvmModel::Indeterminate => HSA_AMD_SVM_GLOBAL_FLAG_INDETERMINATE,
                     }
                 }
                 V::Flag(on) => {

@@ -556,13 +556,118 @@ pub mod consts {
     pub const HSA_EXT_POINTER_TYPE_HSA: u32 = 1;
     /// `HSA_EXT_POINTER_TYPE_LOCKED`.
     pub const HSA_EXT_POINTER_TYPE_LOCKED: u32 = 2;
-    /// `HSA_AMD_QUEUE_PRIORITY_LOW` .. `_HIGH` (checked, not used yet).
+    /// `HSA_FP_TYPE_32`.
+    pub const HSA_FP_TYPE_32: u32 = 2;
+    /// `HSA_AMD_QUEUE_PRIORITY_LOW`.
+    pub const HSA_AMD_QUEUE_PRIORITY_LOW: u32 = 0;
+    /// `HSA_AMD_QUEUE_PRIORITY_NORMAL`.
+    pub const HSA_AMD_QUEUE_PRIORITY_NORMAL: u32 = 1;
+    /// `HSA_AMD_QUEUE_PRIORITY_HIGH`.
     pub const HSA_AMD_QUEUE_PRIORITY_HIGH: u32 = 2;
+    /// `HSA_AMD_GPU_MEMORY_FAULT_EVENT` (`hsa_amd_event_type_t`).
+    pub const HSA_AMD_GPU_MEMORY_FAULT_EVENT: u32 = 0;
+    /// `HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED`.
+    pub const HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED: u64 = 0;
+    /// `HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED`.
+    pub const HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED: u64 = 1;
+    /// `HSA_AMD_SVM_GLOBAL_FLAG_INDETERMINATE`.
+    pub const HSA_AMD_SVM_GLOBAL_FLAG_INDETERMINATE: u64 = 2;
+    /// `HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG` (`hsa_amd_svm_attribute_t`).
+    pub const HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG: u64 = 0;
+    /// `HSA_AMD_SVM_ATTRIB_READ_ONLY`.
+    pub const HSA_AMD_SVM_ATTRIB_READ_ONLY: u64 = 1;
+    /// `HSA_AMD_SVM_ATTRIB_HIVE_LOCAL`.
+    pub const HSA_AMD_SVM_ATTRIB_HIVE_LOCAL: u64 = 2;
+    /// `HSA_AMD_SVM_ATTRIB_MIGRATION_GRANULARITY`.
+    pub const HSA_AMD_SVM_ATTRIB_MIGRATION_GRANULARITY: u64 = 3;
+    /// `HSA_AMD_SVM_ATTRIB_PREFERRED_LOCATION`.
+    pub const HSA_AMD_SVM_ATTRIB_PREFERRED_LOCATION: u64 = 4;
+    /// `HSA_AMD_SVM_ATTRIB_PREFETCH_LOCATION`.
+    pub const HSA_AMD_SVM_ATTRIB_PREFETCH_LOCATION: u64 = 5;
+    /// `HSA_AMD_SVM_ATTRIB_READ_MOSTLY`.
+    pub const HSA_AMD_SVM_ATTRIB_READ_MOSTLY: u64 = 6;
+    /// `HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE`.
+    pub const HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE: u64 = 0x200;
+    /// `HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE`.
+    pub const HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE: u64 = 0x201;
+    /// `HSA_AMD_SVM_ATTRIB_AGENT_NO_ACCESS`.
+    pub const HSA_AMD_SVM_ATTRIB_AGENT_NO_ACCESS: u64 = 0x202;
+    /// `HSA_AMD_SVM_ATTRIB_ACCESS_QUERY`.
+    pub const HSA_AMD_SVM_ATTRIB_ACCESS_QUERY: u64 = 0x203;
     /// `HSA_AMD_COHERENCY_TYPE_NONCOHERENT`.
     pub const HSA_AMD_COHERENCY_TYPE_NONCOHERENT: u32 = 1;
 
     /// The C name of each constant above and its value.
     pub const ALL: &[(&str, i128)] = &[
+        ("HSA_FP_TYPE_32", HSA_FP_TYPE_32 as i128),
+        (
+            "HSA_AMD_QUEUE_PRIORITY_LOW",
+            HSA_AMD_QUEUE_PRIORITY_LOW as i128,
+        ),
+        (
+            "HSA_AMD_QUEUE_PRIORITY_NORMAL",
+            HSA_AMD_QUEUE_PRIORITY_NORMAL as i128,
+        ),
+        (
+            "HSA_AMD_GPU_MEMORY_FAULT_EVENT",
+            HSA_AMD_GPU_MEMORY_FAULT_EVENT as i128,
+        ),
+        (
+            "HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED",
+            HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED as i128,
+        ),
+        (
+            "HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED",
+            HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED as i128,
+        ),
+        (
+            "HSA_AMD_SVM_GLOBAL_FLAG_INDETERMINATE",
+            HSA_AMD_SVM_GLOBAL_FLAG_INDETERMINATE as i128,
+        ),
+        (
+            "HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG",
+            HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG as i128,
+        ),
+        (
+            "HSA_AMD_SVM_ATTRIB_READ_ONLY",
+            HSA_AMD_SVM_ATTRIB_READ_ONLY as i128,
+        ),
+        (
+            "HSA_AMD_SVM_ATTRIB_HIVE_LOCAL",
+            HSA_AMD_SVM_ATTRIB_HIVE_LOCAL as i128,
+        ),
+        (
+            "HSA_AMD_SVM_ATTRIB_MIGRATION_GRANULARITY",
+            HSA_AMD_SVM_ATTRIB_MIGRATION_GRANULARITY as i128,
+        ),
+        (
+            "HSA_AMD_SVM_ATTRIB_PREFERRED_LOCATION",
+            HSA_AMD_SVM_ATTRIB_PREFERRED_LOCATION as i128,
+        ),
+        (
+            "HSA_AMD_SVM_ATTRIB_PREFETCH_LOCATION",
+            HSA_AMD_SVM_ATTRIB_PREFETCH_LOCATION as i128,
+        ),
+        (
+            "HSA_AMD_SVM_ATTRIB_READ_MOSTLY",
+            HSA_AMD_SVM_ATTRIB_READ_MOSTLY as i128,
+        ),
+        (
+            "HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE",
+            HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE as i128,
+        ),
+        (
+            "HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE",
+            HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE as i128,
+        ),
+        (
+            "HSA_AMD_SVM_ATTRIB_AGENT_NO_ACCESS",
+            HSA_AMD_SVM_ATTRIB_AGENT_NO_ACCESS as i128,
+        ),
+        (
+            "HSA_AMD_SVM_ATTRIB_ACCESS_QUERY",
+            HSA_AMD_SVM_ATTRIB_ACCESS_QUERY as i128,
+        ),
         ("hsaHostToHost", HSA_HOST_TO_HOST as i128),
         ("hsaHostToDevice", HSA_HOST_TO_DEVICE as i128),
         ("hsaDeviceToHost", HSA_DEVICE_TO_HOST as i128),

@@ -69,6 +69,13 @@ pub enum PointerType {
     /// `HSA_EXT_POINTER_TYPE_LOCKED`: host memory locked with
     /// `hsa_amd_memory_lock`.
     Locked = 2,
+    /// `HSA_EXT_POINTER_TYPE_GRAPHICS`: memory of a graphics API (never
+    /// reported: there is no graphics interop).
+    Graphics = 3,
+    /// `HSA_EXT_POINTER_TYPE_IPC`: memory attached with
+    /// `hsa_amd_ipc_memory_attach` (libhsakmt's `HSA_POINTER_REGISTERED_SHARED`,
+    /// which ROCr reports as IPC).
+    Ipc = 4,
 }
 
 /// `hsa_amd_pointer_info_t`.
@@ -91,8 +98,8 @@ pub struct PointerInfo {
 }
 
 /// `hsa_amd_memory_pool_global_flag_t` bits reported by pointer info.
-const FLAG_FINE: u32 = 2;
-const FLAG_COARSE: u32 = 4;
+const FLAG_FINE: u32 = crate::memory::GLOBAL_FLAG_FINE_GRAINED;
+const FLAG_COARSE: u32 = crate::memory::GLOBAL_FLAG_COARSE_GRAINED;
 
 /// Packets of the internal blit queue.
 const BLIT_QUEUE_PACKETS: u32 = 256;
@@ -670,8 +677,20 @@ impl Runtime {
             return unknown;
         }
         let pool = b.pool.and_then(|i| self.core.pools.get(i));
+        let ipc = self
+            .core
+            .ipc
+            .imports
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .any(|&va| va == b.start);
         PointerInfo {
-            kind: PointerType::Hsa,
+            kind: if ipc {
+                PointerType::Ipc
+            } else {
+                PointerType::Hsa
+            },
             agent_base_address: b.start,
             host_base_address: if b.host_accessible { b.start } else { 0 },
             size_in_bytes: b.requested,

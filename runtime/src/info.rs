@@ -334,6 +334,17 @@ impl AgentAttribute {
     }
 }
 
+/// `HSA_AMD_LINK_INFO_TYPE_HYPERTRANSPORT` (`hsa_amd_link_info_type_t`).
+pub const LINK_INFO_TYPE_HYPERTRANSPORT: u32 = 0;
+/// `HSA_AMD_LINK_INFO_TYPE_QPI`.
+pub const LINK_INFO_TYPE_QPI: u32 = 1;
+/// `HSA_AMD_LINK_INFO_TYPE_PCIE`.
+pub const LINK_INFO_TYPE_PCIE: u32 = 2;
+/// `HSA_AMD_LINK_INFO_TYPE_INFINBAND` (the header's spelling).
+pub const LINK_INFO_TYPE_INFINIBAND: u32 = 3;
+/// `HSA_AMD_LINK_INFO_TYPE_XGMI`.
+pub const LINK_INFO_TYPE_XGMI: u32 = 4;
+
 /// `hsa_amd_memory_pool_link_info_t` (`hsa_ext_amd.h`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[repr(C)]
@@ -853,11 +864,11 @@ fn link_between(core: &Core, from: u32, to: u32) -> (u32, LinkInfo) {
             continue;
         }
         let (link_type, defaults) = match l.link_type {
-            IoLinkType::HyperTransport => (0, true),
-            IoLinkType::Qpi11 => (1, true),
-            IoLinkType::PciExpress => (2, true),
-            IoLinkType::Infiniband => (3, false),
-            IoLinkType::Xgmi => (4, true),
+            IoLinkType::HyperTransport => (LINK_INFO_TYPE_HYPERTRANSPORT, true),
+            IoLinkType::Qpi11 => (LINK_INFO_TYPE_QPI, true),
+            IoLinkType::PciExpress => (LINK_INFO_TYPE_PCIE, true),
+            IoLinkType::Infiniband => (LINK_INFO_TYPE_INFINIBAND, false),
+            IoLinkType::Xgmi => (LINK_INFO_TYPE_XGMI, true),
             _ => (0, false),
         };
         let mut info = LinkInfo {

@@ -134,7 +134,7 @@ pub(crate) struct Ipc {
     /// Exported allocations (by start) and their dma-buf descriptors.
     exports: Mutex<HashMap<u64, OwnedFd>>,
     /// Attached pointers and the start of the block that holds them.
-    imports: Mutex<HashMap<u64, u64>>,
+    pub(crate) imports: Mutex<HashMap<u64, u64>>,
 }
 
 impl Ipc {

@@ -33,6 +33,16 @@ use crate::status::{Error, Result, Status};
 /// The page size every allocation is rounded to (`HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE`).
 pub const GRANULE: u64 = 4096;
 
+/// `HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT` /
+/// `HSA_REGION_GLOBAL_FLAG_KERNARG`.
+pub const GLOBAL_FLAG_KERNARG: u32 = 1;
+/// `HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED` /
+/// `HSA_REGION_GLOBAL_FLAG_FINE_GRAINED`.
+pub const GLOBAL_FLAG_FINE_GRAINED: u32 = 2;
+/// `HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED` /
+/// `HSA_REGION_GLOBAL_FLAG_COARSE_GRAINED`.
+pub const GLOBAL_FLAG_COARSE_GRAINED: u32 = 4;
+
 /// `hsa_amd_segment_t` / `hsa_region_segment_t`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Segment {
@@ -118,9 +128,9 @@ impl PoolRecord {
     /// FINE_GRAINED 2, COARSE_GRAINED 4.
     pub fn global_flags(&self) -> u32 {
         match self.kind {
-            PoolKind::SystemFine | PoolKind::VramFine => 2,
-            PoolKind::SystemKernarg => 1 | 2,
-            PoolKind::SystemCoarse | PoolKind::Vram => 4,
+            PoolKind::SystemFine | PoolKind::VramFine => GLOBAL_FLAG_FINE_GRAINED,
+            PoolKind::SystemKernarg => GLOBAL_FLAG_KERNARG | GLOBAL_FLAG_FINE_GRAINED,
+            PoolKind::SystemCoarse | PoolKind::Vram => GLOBAL_FLAG_COARSE_GRAINED,
             PoolKind::Group => 0,
         }
     }

@@ -161,6 +161,9 @@ fn another_process_sees_writes_and_computes_on_shared_memory() {
     // The same process may attach too: a second mapping of the same bytes.
     let q = rt.ipc_memory_attach(&h, 16, &[gpu]).unwrap();
     assert_ne!(q, p);
+    // As ROCr reports libhsakmt's REGISTERED_SHARED memory.
+    assert_eq!(rt.amd_pointer_info(q).kind, runtime::PointerType::Ipc);
+    assert_eq!(rt.amd_pointer_info(p).kind, runtime::PointerType::Hsa);
     put_f32s(q, &[7.0]);
     assert_eq!(f32s_at(p, 1), vec![7.0]);
     rt.ipc_memory_detach(q).unwrap();

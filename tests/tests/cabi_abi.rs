@@ -5,7 +5,10 @@
 //! each field's offset and size; the packets and `hsa_queue_t` are
 //! `aql_abi.rs`'s), the extension tables, and every enumerator the
 //! library or the runtime's attribute enums use (`hsa_status_t`, every
-//! `*_info_t`, the symbol and executable enums).
+//! `*_info_t`, the symbol and executable enums, segments, flags, link
+//! types, fault reasons, SVM attributes). Every enumerator of the four
+//! headers is either compared by value or listed in `UNUSED` with why no
+//! code of ours reads or writes it.
 
 use hsa_runtime64::ffi::consts;
 use hsa_runtime64::ffi::*;
@@ -298,9 +301,9 @@ fn cabi_struct_layouts_match_rocr_headers() {
     );
 }
 
-#[test]
-fn cabi_enumerators_match_rocr_headers() {
-    require_headers();
+/// The enumerators the library and the runtime use, with their Rust
+/// values.
+fn cabi_constants() -> Vec<(&'static str, i128)> {
     let mut consts: Vec<(&str, i128)> = consts::ALL.to_vec();
     macro_rules! all {
         ($($e:ty),*) => {$(
@@ -375,6 +378,122 @@ fn cabi_enumerators_match_rocr_headers() {
         ("HSA_DEVICE_TYPE_GPU", runtime::DeviceType::Gpu as i128),
         ("HSA_DEVICE_TYPE_DSP", runtime::DeviceType::Dsp as i128),
         ("HSA_QUEUE_TYPE_SINGLE", runtime::QueueKind::Single as i128),
+        (
+            "HSA_EXT_POINTER_TYPE_GRAPHICS",
+            runtime::PointerType::Graphics as i128,
+        ),
+        (
+            "HSA_EXT_POINTER_TYPE_IPC",
+            runtime::PointerType::Ipc as i128,
+        ),
+        (
+            "HSA_ACCESS_PERMISSION_WO",
+            runtime::vmem::AccessPermission::WriteOnly as i128,
+        ),
+    ]);
+    // Segments, pool and region flags, link types: the values info and
+    // pointer-info answers are made of.
+    use runtime::memory::{self as m, Segment};
+    for (amd, region, seg) in [
+        (
+            "HSA_AMD_SEGMENT_GLOBAL",
+            "HSA_REGION_SEGMENT_GLOBAL",
+            Segment::Global,
+        ),
+        (
+            "HSA_AMD_SEGMENT_READONLY",
+            "HSA_REGION_SEGMENT_READONLY",
+            Segment::ReadOnly,
+        ),
+        (
+            "HSA_AMD_SEGMENT_PRIVATE",
+            "HSA_REGION_SEGMENT_PRIVATE",
+            Segment::Private,
+        ),
+        (
+            "HSA_AMD_SEGMENT_GROUP",
+            "HSA_REGION_SEGMENT_GROUP",
+            Segment::Group,
+        ),
+    ] {
+        consts.extend([(amd, seg as i128), (region, seg as i128)]);
+    }
+    for (amd, region, flag) in [
+        (
+            "HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT",
+            "HSA_REGION_GLOBAL_FLAG_KERNARG",
+            m::GLOBAL_FLAG_KERNARG,
+        ),
+        (
+            "HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED",
+            "HSA_REGION_GLOBAL_FLAG_FINE_GRAINED",
+            m::GLOBAL_FLAG_FINE_GRAINED,
+        ),
+        (
+            "HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED",
+            "HSA_REGION_GLOBAL_FLAG_COARSE_GRAINED",
+            m::GLOBAL_FLAG_COARSE_GRAINED,
+        ),
+    ] {
+        consts.extend([(amd, flag.into()), (region, flag.into())]);
+    }
+    consts.extend([
+        (
+            "HSA_AMD_LINK_INFO_TYPE_HYPERTRANSPORT",
+            i::LINK_INFO_TYPE_HYPERTRANSPORT.into(),
+        ),
+        ("HSA_AMD_LINK_INFO_TYPE_QPI", i::LINK_INFO_TYPE_QPI.into()),
+        ("HSA_AMD_LINK_INFO_TYPE_PCIE", i::LINK_INFO_TYPE_PCIE.into()),
+        (
+            "HSA_AMD_LINK_INFO_TYPE_INFINBAND",
+            i::LINK_INFO_TYPE_INFINIBAND.into(),
+        ),
+        ("HSA_AMD_LINK_INFO_TYPE_XGMI", i::LINK_INFO_TYPE_XGMI.into()),
+    ]);
+    // The memory fault reasons of HSA_AMD_GPU_MEMORY_FAULT_EVENT.
+    use runtime::system_events as se;
+    consts.extend([
+        (
+            "HSA_AMD_MEMORY_FAULT_PAGE_NOT_PRESENT",
+            se::MEMORY_FAULT_PAGE_NOT_PRESENT.into(),
+        ),
+        (
+            "HSA_AMD_MEMORY_FAULT_READ_ONLY",
+            se::MEMORY_FAULT_READ_ONLY.into(),
+        ),
+        ("HSA_AMD_MEMORY_FAULT_NX", se::MEMORY_FAULT_NX.into()),
+        (
+            "HSA_AMD_MEMORY_FAULT_HOST_ONLY",
+            se::MEMORY_FAULT_HOST_ONLY.into(),
+        ),
+        (
+            "HSA_AMD_MEMORY_FAULT_DRAMECC",
+            se::MEMORY_FAULT_DRAMECC.into(),
+        ),
+        (
+            "HSA_AMD_MEMORY_FAULT_IMPRECISE",
+            se::MEMORY_FAULT_IMPRECISE.into(),
+        ),
+        (
+            "HSA_AMD_MEMORY_FAULT_SRAMECC",
+            se::MEMORY_FAULT_SRAMECC.into(),
+        ),
+        // 1 << 31 in a C enum is an int: INT_MIN, the same bits.
+        (
+            "HSA_AMD_MEMORY_FAULT_HANG",
+            (se::MEMORY_FAULT_HANG as i32).into(),
+        ),
+    ]);
+    // hsa.h's pre-1.1 names of the fence-scope widths.
+    consts.extend([
+        (
+            "HSA_PACKET_HEADER_WIDTH_ACQUIRE_FENCE_SCOPE",
+            aql::header::HEADER_ACQUIRE_FENCE_SCOPE_WIDTH.into(),
+        ),
+        (
+            "HSA_PACKET_HEADER_WIDTH_RELEASE_FENCE_SCOPE",
+            aql::header::HEADER_RELEASE_FENCE_SCOPE_WIDTH.into(),
+        ),
     ]);
     // Symbol attributes: ROCr's additions are not in the 5.2.3 headers.
     consts.extend(
@@ -383,10 +502,167 @@ fn cabi_enumerators_match_rocr_headers() {
             .filter(|a| a.c_name().starts_with("HSA_EXECUTABLE_SYMBOL_INFO_"))
             .map(|a| (a.c_name(), *a as u32 as i128)),
     );
+    consts
+}
+
+#[test]
+fn cabi_enumerators_match_rocr_headers() {
+    require_headers();
+    let consts = cabi_constants();
     let errors = compare_constants("cabi_constants", HEADERS, &consts);
     assert!(
         errors.is_empty(),
         "constant mismatches:\n{}",
         errors.join("\n")
+    );
+}
+
+/// Every enumerator declared in `text` (a C header): the names in each
+/// `enum { ... }` body, comments removed.
+fn header_enumerators(text: &str) -> Vec<String> {
+    let mut plain = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(['/']) {
+        plain.push_str(&rest[..i]);
+        let after = &rest[i..];
+        if let Some(body) = after.strip_prefix("/*") {
+            rest = body.find("*/").map_or("", |e| &body[e + 2..]);
+        } else if after.starts_with("//") {
+            rest = after.find('\n').map_or("", |e| &after[e..]);
+        } else {
+            plain.push('/');
+            rest = &after[1..];
+        }
+    }
+    plain.push_str(rest);
+    let mut names = Vec::new();
+    let mut at = 0;
+    while let Some(k) = plain[at..].find("enum") {
+        let start = at + k;
+        at = start + 4;
+        let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        if plain[..start].ends_with(word) || plain[at..].starts_with(word) {
+            continue;
+        }
+        // `enum NAME {` or `enum {`; `enum NAME x;` has no body.
+        let Some(open) = plain[at..].find(['{', ';']) else {
+            break;
+        };
+        if !plain[at + open..].starts_with('{') {
+            continue;
+        }
+        let body_start = at + open + 1;
+        let Some(close) = plain[body_start..].find('}') else {
+            break;
+        };
+        for item in plain[body_start..body_start + close].split(',') {
+            let name: String = item.trim().chars().take_while(|&c| word(c)).collect();
+            if !name.is_empty() {
+                names.push(name);
+            }
+        }
+        at = body_start + close;
+    }
+    names
+}
+
+/// Enumerators no code of the library or the runtime reads or writes, by
+/// group, with why: nothing of ours can disagree with the header about
+/// them. Any other enumerator of the four headers must be checked by
+/// value (`cabi_enumerators_match_rocr_headers`, or `aql_abi.rs` and
+/// `signal_abi.rs` for the packet, queue and signal ones).
+const UNUSED: &[(&str, &str)] = &[
+    (
+        "HSA_REGION_SEGMENT_KERNARG",
+        "no region is in the kernarg segment, ROCr's or ours: the kernarg region is GLOBAL with the KERNARG flag",
+    ),
+    (
+        "HSA_EXCEPTION_POLICY_",
+        "the exception-policy masks answer 0 (no policy), as ROCr's",
+    ),
+    (
+        "HSA_ROUND_METHOD_DOUBLE",
+        "hsa_isa_get_round_method answers SINGLE for every type, as ROCr's",
+    ),
+    (
+        "HSA_CODE_OBJECT_TYPE_",
+        "the pre-1.1 code object API is not implemented (HSA_STATUS_ERROR; ARCHITECTURE.md, \"The C ABI library\")",
+    ),
+    (
+        "HSA_CODE_SYMBOL_INFO_",
+        "the pre-1.1 code object API is not implemented (hsa_code_symbol_get_info: HSA_STATUS_ERROR)",
+    ),
+    (
+        "HSA_VEN_AMD_LOADER_CODE_OBJECT_STORAGE_TYPE_NONE",
+        "every loaded code object is reported stored in memory (STORAGE_TYPE_MEMORY: the loader copies files into memory)",
+    ),
+    (
+        "HSA_VEN_AMD_LOADER_CODE_OBJECT_STORAGE_TYPE_FILE",
+        "every loaded code object is reported stored in memory",
+    ),
+    (
+        "HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_KIND_PROGRAM",
+        "program (agent-less) code objects are not loaded: every loaded code object is KIND_AGENT",
+    ),
+    (
+        "HSA_EXT_AGENT_INFO_MAX_IMAGE",
+        "the images extension's agent attributes",
+    ),
+    (
+        "HSA_EXT_IMAGE_",
+        "the images extension: its table's functions answer NOT_INITIALIZED, as ROCr's without the image library",
+    ),
+    ("HSA_EXT_SAMPLER_", "the images extension (samplers)"),
+    (
+        "HSA_EXT_AGENT_INFO_IMAGE",
+        "the images extension's agent attributes: get_info refuses them as ROCr without images",
+    ),
+    (
+        "HSA_EXT_AGENT_INFO_MAX_SAMPLER",
+        "the images extension's agent attributes",
+    ),
+    (
+        "HSA_EXT_STATUS_ERROR_IMAGE",
+        "the images extension's statuses",
+    ),
+    (
+        "HSA_EXT_STATUS_ERROR_SAMPLER",
+        "the images extension's statuses",
+    ),
+];
+
+#[test]
+fn every_enumerator_of_the_headers_is_checked_or_unused() {
+    require_headers();
+    let mut checked: std::collections::BTreeSet<String> = cabi_constants()
+        .iter()
+        .map(|(n, _)| (*n).to_owned())
+        .collect();
+    // The names aql_abi.rs and signal_abi.rs compare by value.
+    for src in [include_str!("aql_abi.rs"), include_str!("signal_abi.rs")] {
+        for part in src.split('"').skip(1).step_by(2) {
+            checked.insert(part.to_owned());
+        }
+    }
+    let mut missing = Vec::new();
+    let mut total = 0;
+    for h in &HEADERS[..4] {
+        let text = std::fs::read_to_string(format!("/usr/include/{h}")).unwrap();
+        for name in header_enumerators(&text) {
+            total += 1;
+            if !checked.contains(&name) && !UNUSED.iter().any(|(p, _)| name.starts_with(p)) {
+                missing.push(format!("{h}: {name}"));
+            }
+        }
+    }
+    assert!(
+        total > 400,
+        "only {total} enumerators read from the headers"
+    );
+    assert!(
+        missing.is_empty(),
+        "{} enumerators neither checked by value nor listed as unused:\n{}",
+        missing.len(),
+        missing.join("\n")
     );
 }
