@@ -135,3 +135,63 @@ fn dispatch_and_copy_times_are_ordered_and_within_the_host_clock() {
     std::thread::sleep(Duration::from_millis(1));
     q.destroy().unwrap();
 }
+
+/// A kernel that runs a known time: `spin_until_released` spins until the
+/// host stores to its flag, 100 ms after the kernel raised its own. The
+/// dispatch's start and end, in the system clock, lie around the host's
+/// readings and are at least the 100 ms apart the host held it.
+#[test]
+fn a_kernel_held_a_known_time_is_timed_that_long() {
+    let s = setup(Runtime::init_with(driver::open_sim).unwrap());
+    let rt = &s.rt;
+    let spin = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../sim/tests/kernels/spin.co"
+    ))
+    .unwrap();
+    let exe = rt.load_executable(s.gpu, &spin).unwrap();
+    let k = exe.kernel("spin_until_released").unwrap().clone();
+    let q = rt
+        .create_queue(s.gpu, 64, QueueKind::Multiple, None, u32::MAX)
+        .unwrap();
+    rt.set_profiler_enabled(&q, true).unwrap();
+    let pool = rt.kernarg_pool().unwrap();
+    let flags = rt.allocate(pool, 8).unwrap();
+    poke(flags, &[0; 8]);
+    let kernarg = rt.allocate(pool, 16).unwrap();
+    poke(kernarg, &flags.to_le_bytes());
+    let done = rt.create_signal(1).unwrap();
+    let mut p = KernelDispatchPacket::new(k.kernel_object, kernarg, [64, 1, 1], [64, 1, 1]);
+    p.completion_signal = SignalHandle {
+        handle: done.handle(),
+    };
+    let before = rt.timestamp();
+    q.submit(&zerocopy::transmute!(p)).unwrap();
+    let t0 = std::time::Instant::now();
+    while peek(flags, 4) != [1, 0, 0, 0] {
+        assert!(t0.elapsed() < DONE, "the kernel never started");
+        std::thread::yield_now();
+    }
+    let raised = rt.timestamp();
+    std::thread::sleep(Duration::from_millis(100));
+    let released = rt.timestamp();
+    poke(flags + 4, &1u32.to_le_bytes());
+    assert!(done.wait_zero(DONE).unwrap(), "dispatch completed");
+    let after = rt.timestamp();
+    let t = rt.dispatch_time(s.gpu, &done).unwrap();
+    let hz = rt.timestamp_frequency();
+    assert!(
+        before <= t.start && t.start <= raised,
+        "started between the submit ({before}) and the flag ({raised}): {}",
+        t.start
+    );
+    assert!(
+        released <= t.end && t.end <= after,
+        "ended between the release ({released}) and the wait's end ({after}): {}",
+        t.end
+    );
+    let held = (t.end - t.start) as f64 / hz as f64;
+    assert!(held >= 0.1, "timed {held} s, held 0.1 s");
+    rt.free(kernarg).unwrap();
+    rt.free(flags).unwrap();
+}
