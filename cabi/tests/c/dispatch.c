@@ -30,6 +30,11 @@ int main(int argc, char **argv) {
     CHECK(hsa_amd_memory_pool_allocate(e.sys_fine, N * 4, 0, (void **)&b));
     CHECK(hsa_amd_memory_pool_allocate(e.sys_fine, N * 4, 0, (void **)&host_c));
     CHECK(hsa_amd_memory_pool_allocate(e.vram, N * 4, 0, (void **)&dev_c));
+    /* System-pool memory is DISALLOWED_BY_DEFAULT for a GPU: the GPU may
+     * use it once it is given access (ROCr faults the kernel otherwise). */
+    CHECK(hsa_amd_agents_allow_access(1, &e.gpu, NULL, a));
+    CHECK(hsa_amd_agents_allow_access(1, &e.gpu, NULL, b));
+    CHECK(hsa_amd_agents_allow_access(1, &e.gpu, NULL, host_c));
     for (int i = 0; i < N; i++) {
         a[i] = (float)i;
         b[i] = 0.5f * (float)i + 1.0f;
