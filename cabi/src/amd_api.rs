@@ -94,7 +94,9 @@ pub unsafe extern "C" fn hsa_amd_memory_pool_allocate(
         }
         let _ = flags;
         let p = pool_of(&c, pool.handle, Status::InvalidMemoryPool)?;
-        let va = c.rt.allocate(p, size as u64)?;
+        // ROCr's AllocateRestrict: system memory for the CPU until
+        // hsa_amd_agents_allow_access.
+        let va = c.rt.allocate_restricted(p, size as u64)?;
         // SAFETY: non-NULL.
         unsafe { put(ptr, va as *mut c_void, "ptr") }?;
         OK

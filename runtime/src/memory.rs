@@ -303,6 +303,36 @@ impl Allocations {
         size: u64,
         align: u64,
     ) -> Result<u64> {
+        self.allocate_mapping(driver, pool, kind, owner_gpu, gpus, size, align, true)
+    }
+
+    /// System memory allocated through `gpu` (the buffer's node) and mapped
+    /// for the CPU only: no GPU may use it until
+    /// [`allow_access`](Self::allow_access) maps it there (ROCr's
+    /// `hsa_amd_memory_pool_allocate` of system memory, `AllocateRestrict`).
+    pub(crate) fn allocate_cpu_only(
+        &self,
+        driver: &dyn Driver,
+        pool: Option<usize>,
+        kind: PoolKind,
+        gpu: u32,
+        size: u64,
+    ) -> Result<u64> {
+        self.allocate_mapping(driver, pool, kind, None, &[gpu], size, 4096, false)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn allocate_mapping(
+        &self,
+        driver: &dyn Driver,
+        pool: Option<usize>,
+        kind: PoolKind,
+        owner_gpu: Option<u32>,
+        gpus: &[u32],
+        size: u64,
+        align: u64,
+        map_on_gpus: bool,
+    ) -> Result<u64> {
         if size == 0 {
             return Err(Error::invalid_argument("allocation size is 0"));
         }
@@ -383,12 +413,16 @@ impl Allocations {
             }
         };
         let mut on: Vec<u32> = Vec::new();
-        for &g in gpus.iter().chain(owner_gpu.iter()) {
-            if !on.contains(&g) {
-                on.push(g);
+        if map_on_gpus {
+            for &g in gpus.iter().chain(owner_gpu.iter()) {
+                if !on.contains(&g) {
+                    on.push(g);
+                }
             }
         }
-        if let Err(e) = driver.map_to_gpus(a.handle, &on) {
+        if !on.is_empty()
+            && let Err(e) = driver.map_to_gpus(a.handle, &on)
+        {
             undo(cpu, &[]);
             return Err(Error::driver("MAP_MEMORY_TO_GPU", e));
         }

@@ -412,6 +412,41 @@ impl Runtime {
         )
     }
 
+    /// `hsa_amd_memory_pool_allocate` as ROCr does it for a C caller: like
+    /// [`allocate`](Self::allocate), except that system memory is mapped
+    /// for the CPU only, and a GPU may use it once
+    /// [`allow_access`](Self::allow_access) gave it access (the access
+    /// `HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS` reports:
+    /// `DISALLOWED_BY_DEFAULT`). VRAM is mapped on its GPU in both.
+    /// [`allocate`](Self::allocate) maps system memory on every GPU at once,
+    /// which Rust callers of this runtime rely on.
+    pub fn allocate_restricted(&self, pool: MemoryPool, size: u64) -> Result<u64> {
+        let p = self.core.pool(pool)?.clone();
+        match (p.kind, self.core.gpu_ids.first()) {
+            (
+                PoolKind::SystemFine | PoolKind::SystemCoarse | PoolKind::SystemKernarg,
+                Some(&gpu),
+            ) if p.runtime_alloc_allowed() && size != 0 && size <= p.size => {
+                crate::trace::api_call!(
+                    "hsa_amd_memory_pool_allocate",
+                    pool = pool.handle(),
+                    size = size,
+                    {
+                        self.core.allocations.allocate_cpu_only(
+                            &*self.core.driver,
+                            Some(pool.index()),
+                            p.kind,
+                            gpu,
+                            size,
+                        )
+                    }
+                )
+            }
+            // The argument errors, VRAM, a machine without GPUs: as allocate.
+            _ => self.allocate(pool, size),
+        }
+    }
+
     /// `hsa_amd_memory_pool_can_migrate`: whether an allocation of `src`
     /// may be moved to `dst` with [`migrate`](Self::migrate): both are
     /// global pools the runtime allocates from (ROCr itself answers

@@ -62,8 +62,11 @@ int main(int argc, char **argv) {
     CHECK(hsa_amd_queue_cu_set_mask(q, 32, one));
     float *a, *b, *c;
     CHECK(hsa_amd_memory_pool_allocate(e.sys_fine, 256 * 4, 0, (void **)&a));
+    CHECK(hsa_amd_agents_allow_access(1, &e.gpu, NULL, a));
     CHECK(hsa_amd_memory_pool_allocate(e.sys_fine, 256 * 4, 0, (void **)&b));
+    CHECK(hsa_amd_agents_allow_access(1, &e.gpu, NULL, b));
     CHECK(hsa_amd_memory_pool_allocate(e.sys_fine, 256 * 4, 0, (void **)&c));
+    CHECK(hsa_amd_agents_allow_access(1, &e.gpu, NULL, c));
     CHECK(hsa_amd_memory_fill(a, 0x3f800000u, 256)); /* 1.0f */
     CHECK(hsa_amd_memory_fill(b, 0x40000000u, 256)); /* 2.0f */
     vadd_args_t *args;
@@ -136,7 +139,9 @@ int main(int argc, char **argv) {
         enum { SP = 256, SROWS = 16, SSLICE = SP * SROWS, DP = 512, DROWS = 20, DSLICE = DP * DROWS };
         unsigned char *h1, *h2, *dev;
         CHECK(hsa_amd_memory_pool_allocate(e.sys_fine, 2 * SSLICE, 0, (void **)&h1));
+        CHECK(hsa_amd_agents_allow_access(1, &e.gpu, NULL, h1));
         CHECK(hsa_amd_memory_pool_allocate(e.sys_fine, 2 * SSLICE, 0, (void **)&h2));
+        CHECK(hsa_amd_agents_allow_access(1, &e.gpu, NULL, h2));
         CHECK(hsa_amd_memory_pool_allocate(e.vram, 3 * DSLICE, 0, (void **)&dev));
         for (int i = 0; i < 2 * SSLICE; i++) {
             h1[i] = (unsigned char)(i * 7 + 3);

@@ -49,6 +49,7 @@ static void fault(env_t *e, kernel_t *k) {
     CHECK(hsa_queue_create(e->gpu, 64, HSA_QUEUE_TYPE_SINGLE, NULL, NULL, UINT32_MAX, UINT32_MAX, &q));
     float *a;
     CHECK(hsa_amd_memory_pool_allocate(e->sys_fine, N * 4, 0, (void **)&a));
+    CHECK(hsa_amd_agents_allow_access(1, &e->gpu, NULL, a));
     vadd_args_t *args;
     CHECK(hsa_memory_allocate(e->kernarg, k->kernarg_size, (void **)&args));
     memset(args, 0, k->kernarg_size);

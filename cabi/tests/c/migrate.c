@@ -58,7 +58,9 @@ int main(int argc, char **argv) {
 
     float *a, *b, *c;
     CHECK(hsa_amd_memory_pool_allocate(e.sys_fine, N * 4, 0, (void **)&a));
+    CHECK(hsa_amd_agents_allow_access(1, &e.gpu, NULL, a));
     CHECK(hsa_amd_memory_pool_allocate(e.sys_fine, N * 4, 0, (void **)&b));
+    CHECK(hsa_amd_agents_allow_access(1, &e.gpu, NULL, b));
     CHECK(hsa_amd_memory_pool_allocate(e.vram, N * 4, 0, (void **)&c));
     hsa_agent_t both[2] = {e.gpu, e.cpu};
     CHECK(hsa_amd_agents_allow_access(2, both, NULL, a));

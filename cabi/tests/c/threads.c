@@ -17,8 +17,11 @@ static void *worker(void *arg) {
         CHECK(hsa_queue_create(e.gpu, 64, HSA_QUEUE_TYPE_SINGLE, NULL, NULL, UINT32_MAX, UINT32_MAX, &q));
         float *a, *b, *c;
         CHECK(hsa_amd_memory_pool_allocate(e.sys_fine, N * 4, 0, (void **)&a));
+        CHECK(hsa_amd_agents_allow_access(1, &e.gpu, NULL, a));
         CHECK(hsa_amd_memory_pool_allocate(e.sys_fine, N * 4, 0, (void **)&b));
+        CHECK(hsa_amd_agents_allow_access(1, &e.gpu, NULL, b));
         CHECK(hsa_amd_memory_pool_allocate(e.sys_fine, N * 4, 0, (void **)&c));
+        CHECK(hsa_amd_agents_allow_access(1, &e.gpu, NULL, c));
         for (int i = 0; i < N; i++) {
             a[i] = (float)(t * 1000 + i);
             b[i] = (float)r;

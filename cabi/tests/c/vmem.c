@@ -54,6 +54,7 @@ int main(int argc, char **argv) {
     float *a;
     CHECK(hsa_amd_memory_pool_allocate(e.sys_fine, N * 4, 0, (void **)&a));
     CHECK(hsa_amd_agents_allow_access(1, &e.gpu, NULL, a));
+    CHECK(hsa_amd_agents_allow_access(1, &e.gpu, NULL, a));
     for (int i = 0; i < N; i++) a[i] = (float)i;
     hsa_queue_t *q;
     CHECK(hsa_queue_create(e.gpu, 64, HSA_QUEUE_TYPE_SINGLE, NULL, NULL, UINT32_MAX, UINT32_MAX, &q));
