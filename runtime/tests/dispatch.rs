@@ -2,30 +2,13 @@
 
 use std::time::Duration;
 
-use runtime::driver;
-use runtime::{ArgValue, Geometry, QueueKind, Runtime};
+#[path = "support/host_buffers.rs"]
+mod host_buffers;
+
+use host_buffers::{f32s, read_f32s, read_u32s, rt, u32s};
+use runtime::{ArgValue, Geometry, QueueKind};
 
 const DEMO: &[u8] = include_bytes!("../kernels/demo.co");
-
-fn rt() -> Runtime {
-    Runtime::init_with(driver::open_sim).expect("runtime on the sim")
-}
-
-fn f32s(rt: &Runtime, v: &[f32]) -> u64 {
-    let p = rt
-        .allocate(rt.kernarg_pool().unwrap(), (v.len() * 4) as u64)
-        .unwrap();
-    // SAFETY: a fresh CPU-mapped allocation of v.len() f32s.
-    unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), p as *mut f32, v.len()) };
-    p
-}
-
-fn read_f32s(p: u64, n: usize) -> Vec<f32> {
-    let mut out = vec![0f32; n];
-    // SAFETY: an allocation of at least n f32s, the kernel has completed.
-    unsafe { std::ptr::copy_nonoverlapping(p as *const f32, out.as_mut_ptr(), n) };
-    out
-}
 
 #[test]
 fn vector_add_on_the_default_gpu() {
@@ -59,22 +42,6 @@ fn vector_add_on_the_default_gpu() {
     for i in 0..n as usize {
         assert_eq!(c[i], a[i] + b[i], "c[{i}]");
     }
-}
-
-fn u32s(rt: &Runtime, v: &[u32]) -> u64 {
-    let p = rt
-        .allocate(rt.kernarg_pool().unwrap(), (v.len() * 4).max(4) as u64)
-        .unwrap();
-    // SAFETY: a fresh CPU-mapped allocation of v.len() u32s.
-    unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), p as *mut u32, v.len()) };
-    p
-}
-
-fn read_u32s(p: u64, n: usize) -> Vec<u32> {
-    let mut out = vec![0u32; n];
-    // SAFETY: an allocation of at least n u32s, the kernel has completed.
-    unsafe { std::ptr::copy_nonoverlapping(p as *const u32, out.as_mut_ptr(), n) };
-    out
 }
 
 /// A kernel whose private segment exceeds the queue's scratch: the packet

@@ -8,6 +8,10 @@
 
 use std::time::Duration;
 
+#[path = "support/host_buffers.rs"]
+mod host_buffers;
+
+use host_buffers::{read_f32s, write_f32s};
 use runtime::driver;
 use runtime::memory::{MemoryPool, PoolKind};
 use runtime::{ArgValue, Geometry, QueueKind, Runtime, Status};
@@ -20,19 +24,6 @@ fn pool_of_kind(rt: &Runtime, agent: runtime::agent::Agent, kind: PoolKind) -> M
         .into_iter()
         .find(|&p| rt.pool(p).unwrap().kind == kind)
         .unwrap_or_else(|| panic!("no {kind:?} pool"))
-}
-
-fn write_f32s(p: u64, v: &[f32]) {
-    // SAFETY: a CPU-mapped allocation of at least v.len() floats that no
-    // agent is using.
-    unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), p as *mut f32, v.len()) };
-}
-
-fn read_f32s(p: u64, n: usize) -> Vec<f32> {
-    let mut out = vec![0f32; n];
-    // SAFETY: as above; the kernels have completed.
-    unsafe { std::ptr::copy_nonoverlapping(p as *const f32, out.as_mut_ptr(), n) };
-    out
 }
 
 #[test]

@@ -5,30 +5,13 @@
 
 use std::time::Duration;
 
-use runtime::driver;
-use runtime::{ArgValue, Geometry, QueueKind, Runtime};
+#[path = "support/host_buffers.rs"]
+mod host_buffers;
+
+use host_buffers::{f32s, read_f32s, rt};
+use runtime::{ArgValue, Geometry, QueueKind};
 
 const DEMO: &[u8] = include_bytes!("../kernels/demo.co");
-
-fn rt() -> Runtime {
-    Runtime::init_with(driver::open_sim).expect("runtime on the sim")
-}
-
-fn f32s(rt: &Runtime, v: &[f32]) -> u64 {
-    let p = rt
-        .allocate(rt.kernarg_pool().unwrap(), (v.len() * 4) as u64)
-        .unwrap();
-    // SAFETY: a fresh CPU-mapped allocation of v.len() f32s.
-    unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), p as *mut f32, v.len()) };
-    p
-}
-
-fn read_f32s(p: u64, n: usize) -> Vec<f32> {
-    let mut out = vec![0f32; n];
-    // SAFETY: an allocation of at least n f32s, the kernel has completed.
-    unsafe { std::ptr::copy_nonoverlapping(p as *const f32, out.as_mut_ptr(), n) };
-    out
-}
 
 /// `allocate_restricted` (the C `hsa_amd_memory_pool_allocate`) maps
 /// system memory for the CPU only, as ROCr's `AllocateRestrict`: a kernel
