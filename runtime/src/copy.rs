@@ -677,16 +677,8 @@ impl Runtime {
             return unknown;
         }
         let pool = b.pool.and_then(|i| self.core.pools.get(i));
-        let ipc = self
-            .core
-            .ipc
-            .imports
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .values()
-            .any(|&va| va == b.start);
         PointerInfo {
-            kind: if ipc {
+            kind: if self.core.ipc.is_attached_block(b.start) {
                 PointerType::Ipc
             } else {
                 PointerType::Hsa

@@ -134,10 +134,20 @@ pub(crate) struct Ipc {
     /// Exported allocations (by start) and their dma-buf descriptors.
     exports: Mutex<HashMap<u64, OwnedFd>>,
     /// Attached pointers and the start of the block that holds them.
-    pub(crate) imports: Mutex<HashMap<u64, u64>>,
+    imports: Mutex<HashMap<u64, u64>>,
 }
 
 impl Ipc {
+    /// Whether the allocation starting at `start` was made by an attach
+    /// (`hsa_amd_pointer_info` reports it as IPC memory).
+    pub(crate) fn is_attached_block(&self, start: u64) -> bool {
+        self.imports
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .any(|&va| va == start)
+    }
+
     /// The allocation at `va` is freed: its export (if any) ends, and an
     /// attachment that was it is gone.
     pub(crate) fn forget(&self, va: u64) {
