@@ -455,11 +455,11 @@ flags! {
     rocr "1: queues are created without setting their initial CU mask",
     Refused "skipping a queue's initial CU mask is not offered: a queue has its mask from creation";
 
-    /// `HSA_SVM_GUARD_PAGES` (0 only).
+    /// `HSA_SVM_GUARD_PAGES` (`None`: unset, libhsakmt's 1).
     svm_guard_pages: Option<u32> = None;
-    "HSA_SVM_GUARD_PAGES", zero_count_opt, values "0", default "unset", Origin::Thunk,
+    "HSA_SVM_GUARD_PAGES", count_opt, values "a decimal number", default "unset: 1", Origin::Thunk,
     rocr "libhsakmt: the guard pages between allocations of the SVM apertures (default 1)",
-    Refused "allocations are placed without guard pages: 0 is what this runtime does, more is not implemented";
+    Honoured "each allocation is followed by that many pages of reserved address space no CPU or GPU mapping covers (unset: 1): an access running past its end faults";
 
     /// `HSA_RS_DRIVER` (`None`: `/dev/kfd` if usable, else the software GPU).
     driver: Option<DriverChoice> = None;
@@ -496,8 +496,8 @@ fn decimal_u64_opt(v: &str) -> core::result::Result<Option<u64>, ParseError> {
     decimal_u64(v).map(Some)
 }
 
-fn zero_count_opt(v: &str) -> core::result::Result<Option<u32>, ParseError> {
-    zero_count(v).map(Some)
+fn count_opt(v: &str) -> core::result::Result<Option<u32>, ParseError> {
+    decimal_u32(v).map(Some)
 }
 
 fn zero_only_u64(v: &str) -> core::result::Result<bool, ParseError> {
@@ -641,8 +641,19 @@ mod tests {
         );
         // The default itself is accepted.
         assert!(with(&[("HSA_ENABLE_DEBUG", "0")]).is_ok());
-        assert!(with(&[("HSA_SVM_GUARD_PAGES", "0")]).is_ok());
-        assert!(with(&[("HSA_SVM_GUARD_PAGES", "2")]).is_err());
+        assert_eq!(
+            with(&[("HSA_SVM_GUARD_PAGES", "0")])
+                .unwrap()
+                .svm_guard_pages,
+            Some(0)
+        );
+        assert_eq!(
+            with(&[("HSA_SVM_GUARD_PAGES", "2")])
+                .unwrap()
+                .svm_guard_pages,
+            Some(2)
+        );
+        assert!(with(&[("HSA_SVM_GUARD_PAGES", "two")]).is_err());
     }
 
     #[test]

@@ -341,6 +341,7 @@ impl Runtime {
                 mapped_on: gpus,
                 cpu: Some(cpu),
                 reserved,
+                guard: 0,
                 userptr: false,
                 requested: size,
                 user_ptr: 0,

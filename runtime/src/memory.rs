@@ -223,8 +223,11 @@ pub(crate) struct Block {
     pub mapped_on: Vec<u32>,
     /// The CPU mapping (none for memory the CPU cannot reach).
     pub cpu: Option<Mapped>,
-    /// Bytes of the address-space reservation.
+    /// Bytes of the address-space reservation the memory is mapped over.
     pub reserved: usize,
+    /// Bytes of guard pages reserved right after it (`HSA_SVM_GUARD_PAGES`):
+    /// `PROT_NONE`, mapped for no GPU; given back with the block.
+    pub guard: usize,
     /// A user pointer locked with [`lock`](crate::Runtime::lock_host): the
     /// GPU address aliases it, there is no reservation of ours.
     pub userptr: bool,
@@ -238,6 +241,8 @@ pub(crate) struct Block {
 #[derive(Debug, Default)]
 pub(crate) struct Allocations {
     blocks: Mutex<BTreeMap<u64, Block>>,
+    /// Guard pages after each pool allocation (`HSA_SVM_GUARD_PAGES`).
+    guard_pages: std::sync::atomic::AtomicU32,
 }
 
 /// Reserves `size` bytes of address space aligned to `align` (a power of
@@ -283,12 +288,29 @@ pub(crate) fn unreserve(start: u64, size: usize) {
     let _ = unsafe { rustix::mm::munmap(start as *mut _, size) };
 }
 
+/// Gives back the guard pages of a block at `va` mapped over `reserved`
+/// bytes (nothing when `guard` is 0).
+fn unreserve_guard(va: u64, reserved: usize, guard: usize) {
+    if guard > 0 {
+        unreserve(va + reserved as u64, guard);
+    }
+}
+
 /// Rounds `size` up to the granule; `None` if it overflows.
 fn granules(size: u64) -> Option<u64> {
     size.checked_next_multiple_of(GRANULE)
 }
 
 impl Allocations {
+    /// Every later allocation is followed by `pages` guard pages of
+    /// reserved, unmapped address space (libhsakmt's
+    /// `HSA_SVM_GUARD_PAGES`, default 1): an access running past its end
+    /// faults instead of reaching the next allocation.
+    pub(crate) fn set_guard_pages(&self, pages: u32) {
+        self.guard_pages
+            .store(pages, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// Allocates `size` bytes (rounded to pages) of `kind` memory owned by
     /// `owner_gpu` (system memory: any GPU, `gpus[0]`), maps it for the CPU
     /// when it can be, and on `gpus`.
@@ -340,8 +362,19 @@ impl Allocations {
         let size = granules(size)
             .ok_or_else(|| Error::new(Status::OutOfResources, "allocation size overflows"))?;
         let align = align.max(GRANULE).next_power_of_two();
-        let va = reserve(size, align)?;
+        let guard_pages = self.guard_pages.load(std::sync::atomic::Ordering::Relaxed);
+        let guard = u64::from(guard_pages)
+            .checked_mul(GRANULE)
+            .and_then(|g| size.checked_add(g).map(|t| (g, t)));
+        let Some((guard, total)) = guard else {
+            return Err(Error::new(
+                Status::OutOfResources,
+                format!("{size} bytes and {guard_pages} guard pages overflow"),
+            ));
+        };
+        let va = reserve(total, align)?;
         let reserved = size as usize;
+        let guard = guard as usize;
         let alloc_gpu = owner_gpu.or_else(|| gpus.first().copied());
         let Some(gpu) = alloc_gpu else {
             // No GPU at all: plain host memory.
@@ -356,7 +389,7 @@ impl Allocations {
                 )
             };
             if r.is_err() {
-                unreserve(va, reserved);
+                unreserve(va, reserved + guard);
                 return Err(Error::new(Status::OutOfResources, "host memory"));
             }
             self.insert(
@@ -368,6 +401,7 @@ impl Allocations {
                     mapped_on: Vec::new(),
                     cpu: None,
                     reserved,
+                    guard,
                     userptr: false,
                     requested,
                     user_ptr: 0,
@@ -378,7 +412,7 @@ impl Allocations {
         let a = match driver.alloc(gpu, va, size, alloc_flags(kind)) {
             Ok(a) => a,
             Err(e) => {
-                unreserve(va, reserved);
+                unreserve(va, reserved + guard);
                 return Err(Error::driver("ALLOC_MEMORY_OF_GPU", e));
             }
         };
@@ -395,6 +429,7 @@ impl Allocations {
             if !had_cpu {
                 unreserve(va, reserved);
             }
+            unreserve_guard(va, reserved, guard);
         };
         // SAFETY: `va..va + size` is our fresh reservation, page aligned,
         // used by nothing else.
@@ -435,6 +470,7 @@ impl Allocations {
                 mapped_on: on,
                 cpu,
                 reserved,
+                guard,
                 userptr: false,
                 requested,
                 user_ptr: 0,
@@ -602,6 +638,7 @@ impl Allocations {
         if !b.userptr && !unmapped {
             unreserve(va, b.reserved);
         }
+        unreserve_guard(va, b.reserved, b.guard);
         first_err.map_or(Ok(()), Err)
     }
 
@@ -617,6 +654,7 @@ impl Allocations {
             if !had_cpu && !b.userptr {
                 unreserve(va, b.reserved);
             }
+            unreserve_guard(va, b.reserved, b.guard);
         }
     }
 
@@ -735,6 +773,7 @@ impl Allocations {
                 mapped_on: gpus.to_vec(),
                 cpu: None,
                 reserved: 0,
+                guard: 0,
                 userptr: true,
                 requested: size,
                 user_ptr: ptr,

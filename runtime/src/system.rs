@@ -119,7 +119,12 @@ impl Core {
             agents,
             pools,
             gpu_ids,
-            allocations: Allocations::default(),
+            allocations: {
+                let a = Allocations::default();
+                // libhsakmt's default: one guard page after each allocation.
+                a.set_guard_pages(flags.svm_guard_pages.unwrap_or(1));
+                a
+            },
             signals: SignalSlabs::default(),
             queues: QueueList::default(),
             scratch: crate::scratch::ScratchCache::new(scratch),
