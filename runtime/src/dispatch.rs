@@ -126,7 +126,7 @@ impl Runtime {
             p.completion_signal = SignalHandle {
                 handle: completion.handle(),
             };
-            p.private_segment_size = k.private_segment_size.max(g.private_segment_size);
+            p.private_segment_size = g.private_segment_for(k.private_segment_size);
             p.group_segment_size = group_segment_size;
             queue.submit(&zerocopy::transmute!(p))
         })

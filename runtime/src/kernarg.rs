@@ -499,6 +499,12 @@ impl Geometry {
         }
     }
 
+    /// The packet's `private_segment_size` for a kernel whose
+    /// `.private_segment_fixed_size` is `fixed`: the larger of the two.
+    pub fn private_segment_for(&self, fixed: u32) -> u32 {
+        fixed.max(self.private_segment_size)
+    }
+
     /// The same geometry with `dims` dimensions (e.g. an OpenCL 2D range
     /// whose second size is 1).
     #[must_use]

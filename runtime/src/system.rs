@@ -362,8 +362,28 @@ impl Runtime {
             .ok_or_else(|| Error::new(Status::Error, "no kernarg system pool"))
     }
 
-    /// `hsa_amd_memory_pool_allocate`.
+    /// `hsa_amd_memory_pool_allocate` for Rust callers: system memory is
+    /// mapped on every GPU at once (which the runtime's own users of it,
+    /// and most of its tests, rely on); VRAM on its GPU.
     pub fn allocate(&self, pool: MemoryPool, size: u64) -> Result<u64> {
+        self.allocate_in(pool, size, false)
+    }
+
+    /// `hsa_amd_memory_pool_allocate` as ROCr does it for a C caller: like
+    /// [`allocate`](Self::allocate), except that system memory is mapped
+    /// for the CPU only, and a GPU may use it once
+    /// [`allow_access`](Self::allow_access) gave it access (the access
+    /// `HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS` reports:
+    /// `DISALLOWED_BY_DEFAULT`; ROCr's `AllocateRestrict`). VRAM is mapped
+    /// on its GPU in both.
+    pub fn allocate_restricted(&self, pool: MemoryPool, size: u64) -> Result<u64> {
+        self.allocate_in(pool, size, true)
+    }
+
+    /// The checks of both, then the allocation; `cpu_only` system memory is
+    /// mapped on no GPU (on a machine without GPUs there is nothing to
+    /// restrict).
+    fn allocate_in(&self, pool: MemoryPool, size: u64, cpu_only: bool) -> Result<u64> {
         crate::trace::api_call!(
             "hsa_amd_memory_pool_allocate",
             pool = pool.handle(),
@@ -393,63 +413,20 @@ impl Runtime {
                         ),
                     ));
                 }
-                match p.kind {
-                    PoolKind::Vram | PoolKind::VramFine => self.core.allocations.allocate(
-                        &*self.core.driver,
-                        Some(pool.index()),
-                        p.kind,
-                        Some(p.gpu_id),
-                        &[],
-                        size,
-                        4096,
-                    ),
-                    _ => self.core.allocations.allocate(
-                        &*self.core.driver,
-                        Some(pool.index()),
-                        p.kind,
-                        None,
-                        &self.core.gpu_ids,
-                        size,
-                        4096,
-                    ),
+                let a = &self.core.allocations;
+                let driver = &*self.core.driver;
+                let index = Some(pool.index());
+                match (p.kind, self.core.gpu_ids.first()) {
+                    (PoolKind::Vram | PoolKind::VramFine, _) => {
+                        a.allocate(driver, index, p.kind, Some(p.gpu_id), &[], size, 4096)
+                    }
+                    (_, Some(&gpu)) if cpu_only => {
+                        a.allocate_cpu_only(driver, index, p.kind, gpu, size)
+                    }
+                    _ => a.allocate(driver, index, p.kind, None, &self.core.gpu_ids, size, 4096),
                 }
             }
         )
-    }
-
-    /// `hsa_amd_memory_pool_allocate` as ROCr does it for a C caller: like
-    /// [`allocate`](Self::allocate), except that system memory is mapped
-    /// for the CPU only, and a GPU may use it once
-    /// [`allow_access`](Self::allow_access) gave it access (the access
-    /// `HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS` reports:
-    /// `DISALLOWED_BY_DEFAULT`). VRAM is mapped on its GPU in both.
-    /// [`allocate`](Self::allocate) maps system memory on every GPU at once,
-    /// which Rust callers of this runtime rely on.
-    pub fn allocate_restricted(&self, pool: MemoryPool, size: u64) -> Result<u64> {
-        let p = self.core.pool(pool)?.clone();
-        match (p.kind, self.core.gpu_ids.first()) {
-            (
-                PoolKind::SystemFine | PoolKind::SystemCoarse | PoolKind::SystemKernarg,
-                Some(&gpu),
-            ) if p.runtime_alloc_allowed() && size != 0 && size <= p.size => {
-                crate::trace::api_call!(
-                    "hsa_amd_memory_pool_allocate",
-                    pool = pool.handle(),
-                    size = size,
-                    {
-                        self.core.allocations.allocate_cpu_only(
-                            &*self.core.driver,
-                            Some(pool.index()),
-                            p.kind,
-                            gpu,
-                            size,
-                        )
-                    }
-                )
-            }
-            // The argument errors, VRAM, a machine without GPUs: as allocate.
-            _ => self.allocate(pool, size),
-        }
     }
 
     /// `hsa_amd_memory_pool_can_migrate`: whether an allocation of `src`

@@ -453,7 +453,7 @@ fn report(
             "grid": g.grid,
             "block": g.workgroup,
             "dynamic_lds": g.dynamic_lds,
-            "private_segment_size": k.private_segment_size.max(g.private_segment_size),
+            "private_segment_size": g.private_segment_for(k.private_segment_size),
             "repeat": args.repeat,
             "dispatch_ns": median,
             "dispatch_ns_each": times,
