@@ -300,25 +300,44 @@ through_table! {
     hsa_wavefront_get_info => CORE.CoreApiTable.hsa_wavefront_get_info_fn,
 }
 
-// `_amdgpu_r_debug`: a glibc `struct r_debug` (40 bytes; ROCr's list of
-// loaded GPU code objects for debuggers). This runtime publishes no list:
-// `r_version` 1, no map, state `RT_CONSISTENT`.
+// `_amdgpu_r_debug`: a glibc `struct r_debug` (40 bytes), ROCr's list of
+// loaded GPU code objects for debuggers, in `runtime::rdebug::RDebug`'s
+// layout and `RDebug::new()`'s values (`r_version` 1, no map, `r_brk` the
+// runtime's `loader_debug_state`, `RT_CONSISTENT`). `hsa_init` hands it to
+// the runtime ([`r_debug`]), which keeps the list there.
 core::arch::global_asm!(
     ".pushsection .data.rocr_export._amdgpu_r_debug,\"aw\",@progbits",
     ".globl _amdgpu_r_debug",
     ".type _amdgpu_r_debug,@object",
     ".p2align 3",
     "_amdgpu_r_debug:",
-    "    .long 1",
+    "    .long {r_version}",
     "    .long 0",
     "    .quad 0",
-    "    .quad 0",
-    "    .long 0",
+    "    .quad {r_brk}",
+    "    .long {rt_consistent}",
     "    .long 0",
     "    .quad 0",
     ".size _amdgpu_r_debug, 40",
     ".popsection",
+    r_version = const runtime::rdebug::R_VERSION,
+    r_brk = sym runtime::rdebug::loader_debug_state,
+    rt_consistent = const runtime::rdebug::RT_CONSISTENT,
 );
+
+unsafe extern "C" {
+    /// The object defined above.
+    static _amdgpu_r_debug: runtime::rdebug::RDebug;
+}
+
+/// The exported `_amdgpu_r_debug`.
+pub(crate) fn r_debug() -> &'static runtime::rdebug::RDebug {
+    // SAFETY: `_amdgpu_r_debug` is defined above, 8-aligned, with
+    // `RDebug`'s layout (its size and offsets are asserted next to the
+    // type) and valid values for every field, and lives as long as the
+    // library; the runtime changes only its atomic fields.
+    unsafe { &*core::ptr::addr_of!(_amdgpu_r_debug) }
+}
 
 // `ROCR_1`: GNU ld emits the version's name as an absolute symbol (value
 // 0) in the dynamic symbol table, as Debian's library has it; lld does not,

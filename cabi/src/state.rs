@@ -225,6 +225,9 @@ pub(crate) fn init() -> Result<bool, Error> {
             .ok_or_else(|| Error::new(Status::RefcountOverflow, "hsa_init called 2^32 times"))?;
         return Ok(false);
     }
+    // The list of loaded code objects lives in the exported
+    // _amdgpu_r_debug, as in ROCr's library.
+    runtime::rdebug::publish_at(crate::exports::r_debug());
     let rt = Runtime::init()?;
     *g = Some((1, Arc::new(Ctx::new(rt))));
     Ok(true)

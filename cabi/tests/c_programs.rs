@@ -232,3 +232,22 @@ fn cu_masks_and_use_once_scratch_as_on_rocr() {
         assert!(stdout.contains("cu_mask_scratch: PASS"), "{mode}: {stdout}");
     }
 }
+
+/// `tests/c/r_debug.c`, which `scripts/test-rocr-on-sim` runs on AMD's
+/// ROCr over the sim: the exported `_amdgpu_r_debug` lists the code objects
+/// of frozen executables (URIs naming their bytes, from a file and from
+/// memory, `l_addr` their load delta), consistent, and destroying an
+/// executable removes its entry.
+#[test]
+fn the_exported_r_debug_lists_loaded_code_objects_as_on_rocr() {
+    let prog = gcc("r_debug", &["../../../tests/c/r_debug.c"], &[]);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = run_ok(
+        on_ours(&prog)
+            .arg(root.join("runtime/kernels/demo.co"))
+            .arg(root.join("runtime/kernels/faults.co")),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("r_debug: PASS"), "{stdout}");
+    assert!(stdout.contains("r_debug: r_version 1\n"), "{stdout}");
+}

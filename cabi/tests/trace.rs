@@ -159,7 +159,7 @@ fn a_malformed_flag_fails_hsa_init_naming_it() {
         ("HSA_MAX_QUEUES", "abc"),
         ("HSA_ENABLE_SDMA", "maybe"),
         ("HSA_RS_API_TRACE", "yes"),
-        ("HSA_ENABLE_DEBUG", "1"),
+        ("HSA_ENABLE_DEBUG", "2"),
     ] {
         let out = run_ok(on_ours(&prog).arg("init-status").env(var, value));
         let stdout = String::from_utf8_lossy(&out.stdout);

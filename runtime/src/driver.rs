@@ -245,6 +245,11 @@ pub trait Driver: Send + Sync + 'static {
     /// `SET_TRAP_HANDLER`: the second-level trap handler (code at `tba`,
     /// its memory at `tma`) for this process's waves on GPU `gpu_id`.
     fn set_trap_handler(&self, gpu_id: u32, tba: u64, tma: u64) -> kfd::Result<()>;
+    /// `RUNTIME_ENABLE` (1.13): the runtime's `_amdgpu_r_debug` at
+    /// `r_debug` and `mode` (empty: disable); returns the driver's
+    /// `capabilities_mask`.
+    fn runtime_enable(&self, r_debug: u64, mode: kfd::ioctl::RuntimeEnableMode)
+    -> kfd::Result<u32>;
     /// `AVAILABLE_MEMORY`.
     fn available_memory(&self, gpu_id: u32) -> kfd::Result<u64>;
     /// `SET_CU_MASK`.
@@ -490,6 +495,14 @@ impl<D: KfdDevice> Driver for KfdDriver<D> {
 
     fn clock_counters(&self, gpu_id: u32) -> kfd::Result<ClockCounters> {
         self.kfd.get_clock_counters(gpu_id)
+    }
+
+    fn runtime_enable(
+        &self,
+        r_debug: u64,
+        mode: kfd::ioctl::RuntimeEnableMode,
+    ) -> kfd::Result<u32> {
+        self.kfd.runtime_enable(r_debug, mode)
     }
 
     fn available_memory(&self, gpu_id: u32) -> kfd::Result<u64> {

@@ -254,7 +254,8 @@ pub enum SymbolInfoValue {
 /// A code object's bytes (`hsa_code_object_reader_t`). ROCr keeps the
 /// caller's pointer (memory) or maps the file; this reader owns a copy,
 /// so it has no lifetime to outlive. Destroying it (dropping) does not
-/// affect executables loaded from it.
+/// affect executables loaded from it: an executable keeps the copy a
+/// `memory://` URI names while it lives.
 #[derive(Debug, Clone)]
 pub struct CodeObjectReader {
     bytes: Arc<[u8]>,
@@ -810,6 +811,11 @@ struct State {
     loaded: Vec<LoadedCodeObject>,
     /// Agent memory of the loaded code objects.
     memory: Vec<u64>,
+    /// The bytes of the code objects loaded from memory, which their
+    /// `memory://` URIs name: kept while the executable lives, so that a
+    /// debugger reading them (`_amdgpu_r_debug`, [`crate::rdebug`]) finds
+    /// the code object there after its reader is gone.
+    sources: Vec<Arc<[u8]>>,
 }
 
 impl State {
@@ -897,6 +903,9 @@ impl core::fmt::Debug for Executable {
 impl Drop for Executable {
     fn drop(&mut self) {
         registry().remove(&self.shared.id);
+        // ROCr's DestroyExecutable: its code objects leave the debugger's
+        // list.
+        crate::rdebug::remove(self.shared.id);
     }
 }
 
@@ -1114,6 +1123,9 @@ impl Executable {
                             state.add(s);
                         }
                         state.loaded.push(l.object.clone());
+                        if reader.uri.starts_with("memory://") {
+                            state.sources.push(Arc::clone(&reader.bytes));
+                        }
                         Ok(l.object)
                     }
                     Err(e) => {
@@ -1373,6 +1385,14 @@ impl Executable {
             let mut state = self.shared.write();
             state.frozen_error("freezing")?;
             state.frozen = true;
+            // ROCr's FreezeExecutable: the code objects join the list a
+            // debugger reads (_amdgpu_r_debug).
+            let objects: Vec<(i64, &str)> = state
+                .loaded
+                .iter()
+                .map(|o| (o.load_delta, o.uri.as_str()))
+                .collect();
+            crate::rdebug::add(self.shared.id, &objects);
             Ok(())
         })
     }

@@ -445,9 +445,9 @@ flags! {
 
     /// `HSA_ENABLE_DEBUG`.
     enable_debug: bool = false;
-    "HSA_ENABLE_DEBUG", zero_only, values "0", default "0", Origin::Rocr,
+    "HSA_ENABLE_DEBUG", bool01, values "0 or 1", default "0", Origin::Rocr,
     rocr "1: the process is enabled for the GPU debugger (hsaKmtRuntimeEnable with debug)",
-    Refused "debugger support (runtime enable, the code object list in _amdgpu_r_debug) is not implemented";
+    Honoured "at init the driver gets _amdgpu_r_debug (the loaded code objects) with RUNTIME_ENABLE either way, and with 1 also TTMP_SAVE: every wave launches with its trap temporaries set up for a debugger (dispatch packet index, work-group id, position in the group); a driver without RUNTIME_ENABLE (before KFD 1.13, or no HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED) is not asked, as in ROCr, and 1 then prints a notice";
 
     /// `HSA_CU_MASK_SKIP_INIT`.
     cu_mask_skip_init: bool = false;
@@ -634,13 +634,17 @@ mod tests {
 
     #[test]
     fn a_refused_value_says_what_is_missing() {
-        let e = with(&[("HSA_ENABLE_DEBUG", "1")]).unwrap_err();
+        let e = with(&[("HSA_CU_MASK_SKIP_INIT", "1")]).unwrap_err();
         assert!(
-            e.message.contains("refused") && e.message.contains("debugger"),
+            e.message.contains("refused") && e.message.contains("initial CU mask"),
             "{e}"
         );
         // The default itself is accepted.
-        assert!(with(&[("HSA_ENABLE_DEBUG", "0")]).is_ok());
+        assert!(with(&[("HSA_CU_MASK_SKIP_INIT", "0")]).is_ok());
+        // HSA_ENABLE_DEBUG is honoured: 0 and 1, nothing else.
+        assert!(!with(&[("HSA_ENABLE_DEBUG", "0")]).unwrap().enable_debug);
+        assert!(with(&[("HSA_ENABLE_DEBUG", "1")]).unwrap().enable_debug);
+        assert!(with(&[("HSA_ENABLE_DEBUG", "2")]).is_err());
         assert_eq!(
             with(&[("HSA_SVM_GUARD_PAGES", "0")])
                 .unwrap()

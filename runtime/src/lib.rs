@@ -16,6 +16,7 @@
 //! - [`queue`]: AQL queues, scratch, queue errors;
 //! - [`scratch`]: queue scratch sizing and the per-GPU scratch cache;
 //! - [`executable`]: code objects loaded for an agent, symbols;
+//! - [`rdebug`]: `_amdgpu_r_debug`, the loaded code objects for debuggers;
 //! - [`dispatch`]: kernarg segments and kernel dispatch;
 //! - [`kernarg`]: kernarg layouts from the metadata, every hidden argument;
 //! - [`argspec`]: the `hsa run --arg` syntax;
@@ -44,6 +45,7 @@ pub mod kernarg;
 pub mod memory;
 pub mod profiling;
 pub mod queue;
+pub mod rdebug;
 pub mod scratch;
 pub mod sdma;
 pub mod signal;

@@ -53,6 +53,8 @@ pub(crate) struct Core {
     pub(crate) svm: crate::svm::Prefetches,
     /// The GPUs' trap handlers and doorbell-to-queue maps.
     pub(crate) trap: crate::trap::TrapHandlers,
+    /// What RUNTIME_ENABLE did at open (undone when the core drops).
+    pub(crate) runtime_enable: crate::rdebug::RuntimeEnable,
 }
 
 /// ROCr's `BindXnackMode` (`amd_topology.cpp`): `HSA_XNACK=1` or `0`
@@ -76,6 +78,15 @@ impl Core {
         flags: crate::flags::Flags,
         options: &crate::copy::InitOptions,
     ) -> Result<Arc<Self>> {
+        // ROCr's KfdDriver::Init, first of all: the driver learns of
+        // _amdgpu_r_debug (and, with HSA_ENABLE_DEBUG=1, sets up the waves'
+        // trap temporaries for a debugger).
+        let runtime_enable = crate::rdebug::enable(&*driver, flags.enable_debug)?;
+        if let (true, crate::rdebug::RuntimeEnable::NotSupported(why)) =
+            (flags.enable_debug, runtime_enable)
+        {
+            eprintln!("hsa: HSA_ENABLE_DEBUG=1 has no effect: {why}");
+        }
         let xnack = bind_xnack_mode(&*driver, flags.xnack);
         let mut agents = crate::agent::discover(driver.topology(), &flags, xnack)?;
         let pools = crate::memory::discover_pools(&mut agents, &flags);
@@ -134,6 +145,7 @@ impl Core {
             queue_serial: AtomicU64::new(0),
             events: crate::events::Events::default(),
             trap: crate::trap::TrapHandlers::default(),
+            runtime_enable,
         });
         // ROCr binds the trap handler as it creates each GPU agent, before
         // any queue.
@@ -207,6 +219,7 @@ impl Drop for Core {
         }
         self.vmem.release_all(&*self.driver);
         self.allocations.free_all(&*self.driver);
+        crate::rdebug::disable(&*self.driver, self.runtime_enable);
     }
 }
 
@@ -334,6 +347,12 @@ impl Runtime {
     pub fn trap_handler(&self, agent: Agent) -> Result<Option<(u64, u64)>> {
         let a = self.core.agent(agent)?;
         Ok(self.core.trap.addresses(a.gpu_id))
+    }
+
+    /// What `AMDKFD_IOC_RUNTIME_ENABLE` did when the runtime opened
+    /// ([`crate::rdebug`]).
+    pub fn runtime_enable(&self) -> crate::rdebug::RuntimeEnable {
+        self.core.runtime_enable
     }
 
     /// The agent's memory pools.

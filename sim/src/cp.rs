@@ -1237,6 +1237,11 @@ impl Worker {
             scratch,
             trap_handler: self.inner.gpus[self.gpu].trap_handler(),
             doorbell_id: ((q.doorbell_offset / 8) & 0x3ff) as u32,
+            ttmp_setup: self.inner.ttmp_setup.load(Ordering::Acquire),
+            dispatch_packet_index: {
+                let (_, size, _, _) = q.ring();
+                (id % (u64::from(size) / 64).max(1)) as u32
+            },
             interrupt: Some(WaveInterrupt(&interrupt)),
             preempt: Some(&q.removed),
             compute_units,

@@ -270,7 +270,8 @@ struct Process {
     next_offset: u64,
     queues: BTreeMap<u32, Arc<QueueState>>,
     xnack: bool,
-    runtime_enabled: bool,
+    /// `AMDKFD_IOC_RUNTIME_ENABLE`'s record (amdkfd `kfd_runtime_info`).
+    runtime: RuntimeInfo,
     svm: crate::svm::SvmRanges,
     /// SVM ranges (start) mapped on a GPU (index) because an access
     /// attribute names it.
@@ -292,7 +293,25 @@ pub(crate) struct Inner {
     pub(crate) workers: usize,
     smi: Mutex<Vec<OwnedFd>>,
     pub(crate) shutdown: AtomicBool,
+    /// The process enabled the runtime with
+    /// `KFD_RUNTIME_ENABLE_MODE_TTMP_SAVE_MASK`: the SPI sets up the trap
+    /// temporaries of every wave it launches (amdkfd `runtime_enable`,
+    /// `enable_debug_trap`).
+    pub(crate) ttmp_setup: AtomicBool,
     trace: crate::trace::Trace,
+}
+
+/// What a process told the driver with `AMDKFD_IOC_RUNTIME_ENABLE`:
+/// amdkfd's `struct kfd_runtime_info`, which `KFD_IOC_DBG_TRAP_ENABLE`
+/// hands a debugger (`kfd_ioctl.h`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RuntimeInfo {
+    /// `r_debug`: the runtime's `_amdgpu_r_debug` (0 while disabled).
+    pub r_debug: u64,
+    /// `runtime_state`: enabled (`DEBUG_RUNTIME_STATE_ENABLED`) or not.
+    pub enabled: bool,
+    /// `ttmp_setup`: waves launch with their trap temporaries set up.
+    pub ttmp_setup: bool,
 }
 
 impl std::fmt::Debug for Inner {
@@ -496,6 +515,7 @@ impl SimDevice {
             doorbell_watch: DoorbellWatch::new(gpus_len, b.doorbell_watch),
             clock_origin,
             shader_core: RwLock::new(shader_core),
+            ttmp_setup: AtomicBool::new(false),
             agent_handler: RwLock::new(None),
             render_nodes: Mutex::new(Vec::new()),
             workers: b.workers,
@@ -602,6 +622,13 @@ impl SimDevice {
     /// Packets queue `queue_id` completed so far.
     pub fn queue_completed(&self, queue_id: u32) -> Option<u64> {
         Some(self.inner.lock().queues.get(&queue_id)?.completed())
+    }
+
+    /// What the process last told the driver with
+    /// `AMDKFD_IOC_RUNTIME_ENABLE` (what `KFD_IOC_DBG_TRAP_ENABLE` would
+    /// report to a debugger).
+    pub fn runtime_info(&self) -> RuntimeInfo {
+        self.inner.lock().runtime
     }
 
     /// Host threads that execute waves.
@@ -1663,18 +1690,29 @@ impl SimDevice {
     fn runtime_enable(&self, a: &mut raw::RuntimeEnableArgs) -> Result<c_int, Errno> {
         let mut p = self.inner.lock();
         // kfd_ioctl_runtime_enable -> runtime_enable: -EBUSY unless disabled,
-        // -EEXIST if the process has queues; runtime_disable always succeeds.
-        if a.mode_mask & 1 != 0 {
-            if p.runtime_enabled {
+        // -EEXIST if the process has queues; the r_debug address and the
+        // TTMP setup are recorded; runtime_disable always succeeds and
+        // clears them.
+        if a.mode_mask & KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK != 0 {
+            if p.runtime.enabled {
                 return Err(Errno::BUSY);
             }
             if !p.queues.is_empty() {
                 return Err(Errno::EXIST);
             }
-            p.runtime_enabled = true;
+            let ttmp_setup = a.mode_mask & KFD_RUNTIME_ENABLE_MODE_TTMP_SAVE_MASK != 0;
+            p.runtime = RuntimeInfo {
+                r_debug: a.r_debug,
+                enabled: true,
+                ttmp_setup,
+            };
+            self.inner.ttmp_setup.store(ttmp_setup, Ordering::Release);
         } else {
-            p.runtime_enabled = false;
+            p.runtime = RuntimeInfo::default();
+            self.inner.ttmp_setup.store(false, Ordering::Release);
         }
+        // No core dumps (HSA_RUNTIME_ENABLE_CAPS_SUPPORTS_CORE_DUMP_MASK).
+        a.capabilities_mask = 0;
         Ok(0)
     }
 

@@ -93,6 +93,18 @@ pub struct Dispatch<'a> {
     /// returns it (the doorbell's 64-bit slot in the process's doorbell
     /// page, 10 bits).
     pub doorbell_id: u32,
+    /// The SPI sets up each wave's trap temporaries (the process enabled
+    /// the runtime with `KFD_RUNTIME_ENABLE_MODE_TTMP_SAVE_MASK`): on gfx9
+    /// (not gfx94x) `ttmp6[24:0]` = the dispatch packet's index in the
+    /// queue, `ttmp8..ttmp10` = the work-group id X/Y/Z, `ttmp11[5:0]` =
+    /// the wave's position in its work-group (ROCdbgapi `architecture.cpp`,
+    /// gfx9's `dispatch_packet_address`, `group_ids`,
+    /// `position_in_group`; ROCr `trap_handler.s`'s first-to-second level
+    /// ABI). Otherwise they start at 0.
+    pub ttmp_setup: bool,
+    /// The packet's index in the queue's ring: `packet_id` modulo the ring's
+    /// packet count (what the SPI puts in `ttmp6[24:0]`).
+    pub dispatch_packet_index: u32,
     /// Where a wave's `MSG_INTERRUPT` goes (none: dropped).
     pub interrupt: Option<WaveInterrupt<'a>>,
     /// Set when the queue is destroyed while the dispatch runs: amdkfd's

@@ -32,7 +32,7 @@ pub mod topology;
 mod trace;
 
 pub use cp::{MAX_SLEEP, QueueError, SPIN_WINDOW, code};
-pub use device::{EnvError, GPU_CLOCK_HZ, SimBuilder, SimDevice, SimRenderNode};
+pub use device::{EnvError, GPU_CLOCK_HZ, RuntimeInfo, SimBuilder, SimDevice, SimRenderNode};
 pub use dispatch::{
     AgentCall, AgentHandler, Dispatch, QueueScratch, ShaderCore, ShaderFault, TrapHandler,
     WaveInterrupt,

@@ -364,6 +364,13 @@ fn kfd_fields(s: &mut String, code: Opcode, i: &[u8], o: &[u8]) {
                 let _ = write!(w, " xnack={}", a.xnack_enabled);
             }
         }
+        0x25 => {
+            if let Some(a) = read::<raw::RuntimeEnableArgs>(i) {
+                // Whether an r_debug was given, not its address.
+                let r_debug = if a.r_debug != 0 { "given" } else { "null" };
+                let _ = write!(w, " mode_mask={:#x} r_debug={r_debug}", a.mode_mask);
+            }
+        }
         _ => {}
     }
 }

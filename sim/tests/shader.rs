@@ -259,6 +259,84 @@ fn s_trap_without_a_trap_handler_is_reported_as_a_trap() {
     assert_eq!(out.read_u32s(0, 1)[0], 0, "nothing ran past the trap");
 }
 
+const TTMP_CO: &str = "tests/kernels/ttmp.co";
+
+/// Runs ttmp_kernel twice on a fresh queue (grid 128 x 3 in work-groups of
+/// 128: three groups of two waves) with the runtime enabled in `mode`, and
+/// returns what ttmp_handler recorded per trap, sorted: (ttmp6, ttmp8,
+/// ttmp9, ttmp10, ttmp11).
+fn recorded_ttmps(mode: Option<kfd::ioctl::RuntimeEnableMode>) -> Vec<[u32; 5]> {
+    let c = Client::new(1);
+    if let Some(m) = mode {
+        c.kfd.runtime_enable(0x7000_1000, m).unwrap();
+    }
+    let q = Queue::new(&c, 0);
+    let co = c.load(TTMP_CO);
+    let k = &co.kernels["ttmp_kernel"];
+    let tba = kernel_entry(k) + 0x100;
+    let first = isa::Decoder::new(isa::Processor::Gfx90a)
+        .decode(&peek(tba, 12))
+        .unwrap();
+    assert_eq!(
+        first.mnemonic(),
+        "s_mov_b32",
+        "ttmp_handler at the entry + 0x100"
+    );
+    let tma = c.buffer(4096);
+    c.kfd.set_trap_handler(c.gpu_id, tba, tma.va).unwrap();
+    let out = c.buffer(4096);
+    let g = Geometry {
+        grid: [128, 3, 1],
+        workgroup: [128, 1, 1],
+        dynamic_lds: 0,
+    };
+    for _ in 0..2 {
+        let r = dispatch(&c, &q, k, &[Arg::Ptr(out.va)], g);
+        assert!(matches!(r, Outcome::Done), "{r:?}");
+    }
+    let n = tma.read_u32s(0, 1)[0] as usize;
+    assert_eq!(n, 12, "one trap per wave: 2 dispatches of 6 waves");
+    let words = tma.read_u32s(16, n * 5);
+    let mut recs: Vec<[u32; 5]> = words
+        .chunks(5)
+        .map(|c| [c[0], c[1], c[2], c[3], c[4]])
+        .collect();
+    recs.sort();
+    recs
+}
+
+/// With KFD_RUNTIME_ENABLE_MODE_TTMP_SAVE_MASK (HSA_ENABLE_DEBUG=1 in
+/// ROCr) the SPI sets up each wave's trap temporaries as a debugger reads
+/// them on gfx9 (ROCdbgapi architecture.cpp): ttmp6[24:0] the dispatch
+/// packet's index in the queue, ttmp8..10 the work-group id, ttmp11[5:0]
+/// the wave's position in its group; the trap handler sees them.
+#[test]
+fn ttmp_setup_gives_each_wave_its_dispatch_index_group_id_and_position() {
+    let got = recorded_ttmps(Some(
+        kfd::ioctl::RuntimeEnableMode::ENABLE | kfd::ioctl::RuntimeEnableMode::TTMP_SAVE,
+    ));
+    let mut want = Vec::new();
+    for packet in 0..2 {
+        for y in 0..3 {
+            for wave in 0..2 {
+                want.push([packet, 0, y, 0, wave]);
+            }
+        }
+    }
+    want.sort();
+    assert_eq!(got, want);
+}
+
+/// Without TTMP_SAVE (the runtime enabled only, or never) the trap
+/// temporaries are not set up: the handler sees them as the wave started,
+/// zero.
+#[test]
+fn without_ttmp_setup_the_trap_temporaries_are_not_set_up() {
+    for mode in [Some(kfd::ioctl::RuntimeEnableMode::ENABLE), None] {
+        assert_eq!(recorded_ttmps(mode), vec![[0; 5]; 12], "{mode:?}");
+    }
+}
+
 /// The runtime's GFX9 trap handler (runtime/trap/trap_handler.s, the bytes
 /// the runtime installs) and the runtime's fault kernels.
 const RUNTIME_TRAP_HANDLER: &[u8] = include_bytes!("../../runtime/trap/trap_handler_gfx9.bin");

@@ -35,6 +35,11 @@ pub struct StructLayout {
     pub align: usize,
     /// Every field, in any order.
     pub fields: Vec<FieldLayout>,
+    /// The C struct has implicit padding (glibc's `struct r_debug`): a gap
+    /// is accepted where C's alignment of the next field (or of the struct,
+    /// at the end) makes it, and only there. Off for the structs mirrored
+    /// from headers that pad explicitly, where any gap is a forgotten field.
+    pub implicit_padding: bool,
 }
 
 /// Size of the field a projection closure points at (helper for [`layout!`]).
@@ -56,6 +61,7 @@ macro_rules! layout {
                 offset: ::core::mem::offset_of!($rust, $rf),
                 size: $crate::field_size::<$rust, _>(|s: &$rust| &s.$rf),
             }),*],
+            implicit_padding: false,
         }
     };
 }
@@ -154,6 +160,12 @@ pub fn compare_layouts(probe: &str, includes: &[&str], layouts: &[StructLayout])
                 src,
                 "  printf(\"{t}|{m}|size %lld\\n\", (long long)sizeof((({t}*)0)->{m}));"
             );
+            if l.implicit_padding {
+                let _ = writeln!(
+                    src,
+                    "  printf(\"{t}|{m}|align %lld\\n\", (long long)alignof(__typeof__((({t}*)0)->{m})));"
+                );
+            }
         }
     }
     src.push_str("  return 0;\n}\n");
@@ -182,22 +194,28 @@ pub fn compare_layouts(probe: &str, includes: &[&str], layouts: &[StructLayout])
             if cs != f.size as i128 {
                 errors.push(format!("{t}.{m}: size C {cs} != Rust {}", f.size));
             }
-            spans.push((co, co + cs, m));
+            let ca = if l.implicit_padding {
+                get(format!("{t}|{m}|align")).max(1)
+            } else {
+                1
+            };
+            spans.push((co, co + cs, m, ca));
         }
         // Every byte of the C struct must belong to a listed field (the
         // structs mirrored here have no implicit padding), so a field we
         // forgot shows up as a hole.
         spans.sort();
         let mut at = 0i128;
-        for (start, end, m) in &spans {
-            if *start > at {
+        let round_up = |x: i128, a: i128| (x + a - 1) / a * a;
+        for (start, end, m, align) in &spans {
+            if *start > at && !(l.implicit_padding && *start == round_up(at, *align)) {
                 errors.push(format!(
                     "{t}: bytes {at}..{start} (before `{m}`) belong to no listed field"
                 ));
             }
             at = at.max(*end);
         }
-        if at < c_size {
+        if at < c_size && !(l.implicit_padding && c_size == round_up(at, c_align)) {
             errors.push(format!(
                 "{t}: bytes {at}..{c_size} belong to no listed field"
             ));

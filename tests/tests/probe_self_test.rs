@@ -43,6 +43,7 @@ fn checker_reports_wrong_offsets_sizes_and_forgotten_fields() {
                 size: 8,
             },
         ],
+        implicit_padding: false,
     };
     let errors = compare_layouts("self_test_layout", &["hsa/hsa.h"], &[l]);
     let text = errors.join("\n");
@@ -59,6 +60,51 @@ fn checker_reports_wrong_offsets_sizes_and_forgotten_fields() {
         "{text}"
     );
     assert_eq!(errors.len(), 3, "{text}");
+}
+
+/// With implicit padding allowed, only the gaps C's alignment makes pass:
+/// glibc's `struct r_debug` with `r_map` forgotten still shows a hole.
+#[test]
+fn implicit_padding_admits_alignment_gaps_only() {
+    tests::require_header("/usr/include/link.h", "libc6-dev");
+    let field = |c_field, offset, size| FieldLayout {
+        c_field,
+        offset,
+        size,
+    };
+    let full = StructLayout {
+        c_type: "struct r_debug",
+        size: 40,
+        align: 8,
+        fields: vec![
+            field("r_version", 0, 4),
+            field("r_map", 8, 8),
+            field("r_brk", 16, 8),
+            field("r_state", 24, 4),
+            field("r_ldbase", 32, 8),
+        ],
+        implicit_padding: true,
+    };
+    let includes = &["stddef.h", "link.h"];
+    assert_eq!(
+        compare_layouts("self_test_padding", includes, &[full.clone()]),
+        Vec::<String>::new()
+    );
+    let mut forgot = full.clone();
+    forgot.fields.remove(1);
+    assert_eq!(
+        compare_layouts("self_test_padding_forgot", includes, &[forgot]),
+        vec!["struct r_debug: bytes 4..16 (before `r_brk`) belong to no listed field".to_owned()]
+    );
+    // Without the allowance, the padding itself is a hole.
+    let strict = StructLayout {
+        implicit_padding: false,
+        ..full
+    };
+    assert_eq!(
+        compare_layouts("self_test_padding_strict", includes, &[strict]).len(),
+        2
+    );
 }
 
 #[test]

@@ -194,7 +194,8 @@ fn sendmsg(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
 /// Enters the trap handler `t` for the instruction at `pc` (trap id `id`,
 /// 0 for an exception), as GFX9 does under KFD's first-level handler:
 /// `ttmp1:ttmp0` = the PC (bits 47:0) with the trap id in `ttmp1[23:16]`,
-/// `ttmp[2:3]` = TBA, `ttmp11` = the saved IB_STS replay counts (0 here),
+/// `ttmp[2:3]` = TBA, `ttmp11[31:23]` = the saved IB_STS replay counts
+/// and the debug-trap-enabled bit (0 here; the SPI's bits below kept),
 /// `ttmp12` = the wave's STATUS, `ttmp[14:15]` = TMA (what the first level
 /// hands the second, ROCr `trap_handler.s`), STATUS.PRIV set. Returns the
 /// handler's address.
@@ -216,7 +217,10 @@ fn enter_trap(
     w.s[t0] = pc as u32;
     w.s[t0 + 1] = ((pc >> 32) as u32 & 0xffff) | ((id & 0xff) << 16);
     w.set_s64(TTMP + 2, t.tba);
-    w.s[t0 + 11] = 0;
+    // ttmp11[31:26]: the saved IB_STS replay state (none here); [23]: the
+    // debug trap enabled flag KFD keeps in the first-level TMA (no
+    // debugger attaches to the sim); [22:0] keep what the SPI set up.
+    w.s[t0 + 11] &= 0x007f_ffff;
     w.s[t0 + 12] = saved_status;
     w.set_s64(TTMP + 14, t.tma);
     w.privileged = true;

@@ -68,6 +68,44 @@ pub(crate) struct Launch {
     pub trap: Option<crate::dispatch::TrapHandler>,
     /// The queue's doorbell id (`MSG_GET_DOORBELL`).
     pub doorbell_id: u32,
+    /// The trap temporaries the SPI sets up, when the process asked for
+    /// them ([`Dispatch::ttmp_setup`]).
+    pub ttmp: Option<TtmpSetup>,
+}
+
+/// The SPI's trap temporary set-up for the waves of a dispatch
+/// ([`Dispatch::ttmp_setup`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TtmpSetup {
+    /// The dispatch packet's index in its queue (25 bits).
+    pub dispatch_packet_index: u32,
+    /// gfx94x's layout (the index in `ttmp11[30:6]`), else gfx9's (in
+    /// `ttmp6[24:0]`).
+    pub gfx94x: bool,
+}
+
+impl TtmpSetup {
+    /// The trap temporaries of wave `k` of work-group `id`: (register,
+    /// value) pairs, `ttmp8..ttmp10` the work-group id and the wave's
+    /// position in the group in `ttmp11[5:0]` (ROCdbgapi `architecture.cpp`
+    /// `group_ids`/`position_in_group`; ROCr `trap_handler.s`'s ABI
+    /// comment for gfx9 and gfx940-942).
+    pub fn registers(self, id: [u32; 3], k: u32) -> [(u8, u32); 5] {
+        let index = self.dispatch_packet_index & 0x1ff_ffff;
+        let wave = k & 0x3f;
+        let (ttmp6, ttmp11) = if self.gfx94x {
+            (0, (index << 6) | wave)
+        } else {
+            (index, wave)
+        };
+        [
+            (6, ttmp6),
+            (8, id[0]),
+            (9, id[1]),
+            (10, id[2]),
+            (11, ttmp11),
+        ]
+    }
 }
 
 fn family(p: Processor) -> GpuFamily {
@@ -188,6 +226,10 @@ impl Launch {
             entry,
             trap: d.trap_handler,
             doorbell_id: d.doorbell_id,
+            ttmp: d.ttmp_setup.then_some(TtmpSetup {
+                dispatch_packet_index: d.dispatch_packet_index,
+                gfx94x: family == GpuFamily::Gfx94x,
+            }),
             user_sgprs: user,
             workgroup_id: [
                 kd.rsrc2.workgroup_id_x,
@@ -255,6 +297,11 @@ impl Launch {
         w.reset(self.vgprs);
         w.mode = self.mode;
         w.id_in_group = k;
+        if let Some(t) = self.ttmp {
+            for (r, v) in t.registers(id, k) {
+                w.s[usize::from(super::program::TTMP + r)] = v;
+            }
+        }
         let mut s = 0usize;
         for &v in &self.user_sgprs {
             w.s[s] = v;
