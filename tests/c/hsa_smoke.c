@@ -1,10 +1,9 @@
 // hsa_smoke: a small HSA program against ROCr 5.2.3's headers (plain C,
 // with the helpers of tests/c/hsa_client.h), run on AMD's ROCr over the software GPU
-// (scripts/test-rocr-on-sim) and meant to run unchanged on our runtime's
-// C ABI later.
+// (scripts/test-rocr-on-sim) and, the same binary, on our drop-in library.
 //
-//   hsa_smoke CODE_OBJECT   (a gfx90a code object with `vector_add`,
-//                            e.g. runtime/kernels/demo.co)
+//   hsa_smoke CODE_OBJECT   (a gfx90a code object with `vector_add` and
+//                            `store_to`, e.g. runtime/kernels/demo.co)
 //
 // Checks, each against values computed here on the host:
 //   1. vector add: c[i] = a[i] + b[i], kernel from CODE_OBJECT, fine-grained
@@ -17,7 +16,10 @@
 //   3. hsa_amd_memory_async_copy host -> device -> host (SDMA, or ROCr's
 //      blit kernels with HSA_ENABLE_SDMA=0), result compared;
 //   4. hsa_amd_memory_fill of device memory, copied back: every filled dword
-//      holds the value and the dwords around the range are untouched.
+//      holds the value and the dwords around the range are untouched;
+//   5. hsa_amd_memory_lock_to_pool of a malloc'ed buffer: a kernel stores
+//      through the agent pointer it gives and the host sees every store in
+//      its buffer, none past the grid.
 // Prints "hsa_smoke: PASS" and exits 0, or names the failed check, exit 1.
 
 #define CLIENT "hsa_smoke"
@@ -192,6 +194,67 @@ int main(int argc, char **argv) {
         wrong += words[i] != 0xc0ffee11u;
     EXPECT(wrong == 0, "fill: %zu of %zu dwords wrong", wrong, nw);
     EXPECT(words[nw + 1] == 0x5a5a5a5au, "fill wrote past its end (%#x)", words[nw + 1]);
+
+    /* 5. Host memory locked to a pool: a kernel (store_to, p[i] = 1)
+     * writes through the agent pointer hsa_amd_memory_lock_to_pool gives,
+     * and the host sees the stores in its own malloc'ed buffer. */
+    {
+        size_t lbytes = 2 * 4096;
+        uint32_t *host = aligned_alloc(4096, lbytes);
+        EXPECT(host != NULL, "aligned_alloc");
+        for (size_t i = 0; i < lbytes / 4; i++)
+            host[i] = 0xabababab;
+        void *agent_ptr = NULL;
+        CHECK(hsa_amd_memory_lock_to_pool(host, lbytes, &c.gpu, 1, c.cpu_fine, 0, &agent_ptr),
+              "hsa_amd_memory_lock_to_pool");
+        EXPECT(agent_ptr != NULL, "lock_to_pool gave no agent pointer");
+        hsa_executable_symbol_t ssym;
+        CHECK(hsa_executable_get_symbol_by_name(exe, "store_to.kd", &c.gpu, &ssym), "symbol store_to.kd");
+        uint64_t sobj;
+        uint32_t s_kernarg, s_group, s_private;
+        CHECK(hsa_executable_symbol_get_info(ssym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &sobj), "kernel object");
+        CHECK(hsa_executable_symbol_get_info(ssym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE,
+                                             &s_kernarg), "kernarg size");
+        CHECK(hsa_executable_symbol_get_info(ssym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE, &s_group),
+              "group size");
+        CHECK(hsa_executable_symbol_get_info(ssym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE,
+                                             &s_private), "private size");
+        void *ska = NULL;
+        CHECK(hsa_amd_memory_pool_allocate(c.kernarg, s_kernarg, 0, &ska), "alloc kernarg");
+        CHECK(hsa_amd_agents_allow_access(1, &c.gpu, NULL, ska), "kernarg access");
+        memset(ska, 0, s_kernarg);
+        memcpy(ska, &agent_ptr, sizeof agent_ptr);
+        hsa_signal_t s_store;
+        CHECK(hsa_signal_create(1, 0, NULL, &s_store), "signal");
+        uint64_t sid = reserve(q1);
+        hsa_kernel_dispatch_packet_t *sp = slot_of(q1, sid);
+        memset((char *)sp + 4, 0, sizeof(*sp) - 4);
+        sp->workgroup_size_x = WG;
+        sp->workgroup_size_y = 1;
+        sp->workgroup_size_z = 1;
+        sp->grid_size_x = 1000; /* a partial last group */
+        sp->grid_size_y = 1;
+        sp->grid_size_z = 1;
+        sp->private_segment_size = s_private;
+        sp->group_segment_size = s_group;
+        sp->kernel_object = sobj;
+        sp->kernarg_address = ska;
+        sp->completion_signal = s_store;
+        publish(sp, header, 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
+        hsa_signal_store_screlease(q1->doorbell_signal, (hsa_signal_value_t)sid);
+        wait_zero(s_store, "store_to through the locked pointer");
+        size_t stored = 0, untouched = 0;
+        for (size_t i = 0; i < lbytes / 4; i++) {
+            stored += i < 1000 && host[i] == 1;
+            untouched += i >= 1000 && host[i] == 0xabababab;
+        }
+        EXPECT(stored == 1000, "locked memory: %zu of 1000 stores seen by the host", stored);
+        EXPECT(untouched == lbytes / 4 - 1000, "locked memory: stores past the grid");
+        CHECK(hsa_amd_memory_unlock(host), "hsa_amd_memory_unlock");
+        CHECK(hsa_signal_destroy(s_store), "signal destroy");
+        CHECK(hsa_amd_memory_pool_free(ska), "free");
+        free(host);
+    }
 
     /* Coherency type: the answers cabi/tests/c/amd_extras.c expects of
      * our library, asked of ROCr's. */
