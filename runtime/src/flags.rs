@@ -362,7 +362,7 @@ flags! {
     "HSA_ENABLE_SCRATCH_ASYNC_RECLAIM", bool01, values "0 or 1", default "1",
     Origin::RocrLater("6.1"),
     rocr "0: scratch is reclaimed only at queue idle, not asynchronously while queues run",
-    Ignored "there is no asynchronous reclaim to turn off: a use-once block is handed back when its dispatch ends (ROCr's code 512) and a queue's other scratch when the queue is destroyed, whatever the value";
+    Ignored "ROCr reclaims queue scratch asynchronously only on gfx94x/gfx95x with CP firmware 177/24 or later, never on gfx900-gfx90a, where the flag changes nothing in ROCr either; on the sim's gfx942 board ROCr would, and that asynchronous reclaim (amd_queue_v2's scratch_max_use_index handshake) is not implemented here: a use-once block goes back when its dispatch ends (code 512) and a queue's other scratch when the queue is destroyed, whatever the value";
 
     /// `HSA_ENABLE_QUEUE_FAULT_MESSAGE`.
     enable_queue_fault_message: bool = true;
