@@ -256,18 +256,16 @@ pub fn code_objects() -> Vec<CodeObjectEntry> {
     let mut p = r_debug().r_map.load(Ordering::Acquire);
     while !p.is_null() && out.len() < l.len() {
         // SAFETY: the list's pointers are those of `l`'s boxed nodes
-        // (`relink`), alive while its lock is held, and `l_name` points to
-        // the entry's own NUL-terminated name.
-        let (addr, name, next) = unsafe {
-            let n = &*p;
-            (
-                n.l_addr as u64,
-                std::ffi::CStr::from_ptr(n.l_name)
-                    .to_string_lossy()
-                    .into_owned(),
-                n.l_next,
-            )
-        };
+        // (`relink`), alive while its lock is held.
+        let n = unsafe { &*p };
+        // SAFETY: `l_name` points to the entry's own NUL-terminated name,
+        // owned by the entry as long as the node.
+        let name = unsafe { std::ffi::CStr::from_ptr(n.l_name) };
+        let (addr, name, next) = (
+            n.l_addr as u64,
+            name.to_string_lossy().into_owned(),
+            n.l_next,
+        );
         out.push(CodeObjectEntry {
             l_addr: addr,
             l_name: name,

@@ -87,7 +87,7 @@ fn implicit_padding_admits_alignment_gaps_only() {
     };
     let includes = &["stddef.h", "link.h"];
     assert_eq!(
-        compare_layouts("self_test_padding", includes, &[full.clone()]),
+        compare_layouts("self_test_padding", includes, std::slice::from_ref(&full)),
         Vec::<String>::new()
     );
     let mut forgot = full.clone();
