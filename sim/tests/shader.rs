@@ -259,28 +259,27 @@ fn s_trap_without_a_trap_handler_is_reported_as_a_trap() {
     assert_eq!(out.read_u32s(0, 1)[0], 0, "nothing ran past the trap");
 }
 
-const TTMP_CO: &str = "tests/kernels/ttmp.co";
-
-/// Runs ttmp_kernel twice on a fresh queue (grid 128 x 3 in work-groups of
-/// 128: three groups of two waves) with the runtime enabled in `mode`, and
-/// returns what ttmp_handler recorded per trap, sorted: (ttmp6, ttmp8,
-/// ttmp9, ttmp10, ttmp11).
+/// Runs trap_kernel (one `s_trap 2` per wave) twice on a fresh queue (grid
+/// 128 x 3 in work-groups of 128: three groups of two waves) with trap.s's
+/// ttmp_handler installed and the runtime enabled in `mode`, and returns
+/// what ttmp_handler recorded per trap, sorted: (ttmp6, ttmp8, ttmp9,
+/// ttmp10, ttmp11).
 fn recorded_ttmps(mode: Option<kfd::ioctl::RuntimeEnableMode>) -> Vec<[u32; 5]> {
     let c = Client::new(1);
     if let Some(m) = mode {
         c.kfd.runtime_enable(0x7000_1000, m).unwrap();
     }
     let q = Queue::new(&c, 0);
-    let co = c.load(TTMP_CO);
-    let k = &co.kernels["ttmp_kernel"];
-    let tba = kernel_entry(k) + 0x100;
+    let co = c.load(TRAP_CO);
+    let k = &co.kernels["trap_kernel"];
+    let tba = kernel_entry(k) + 0x200;
     let first = isa::Decoder::new(isa::Processor::Gfx90a)
         .decode(&peek(tba, 12))
         .unwrap();
     assert_eq!(
         first.mnemonic(),
         "s_mov_b32",
-        "ttmp_handler at the entry + 0x100"
+        "ttmp_handler at the entry + 0x200"
     );
     let tma = c.buffer(4096);
     c.kfd.set_trap_handler(c.gpu_id, tba, tma.va).unwrap();

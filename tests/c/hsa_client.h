@@ -122,6 +122,65 @@ static __attribute__((unused)) void *slot_of(hsa_queue_t *q, uint64_t id) {
     return (char *)q->base_address + (id & (q->size - 1)) * 64;
 }
 
+/* A kernel of an executable: its object and segment sizes. */
+typedef struct {
+    uint64_t object;
+    uint32_t kernarg_size, group_size, private_size;
+} kernel_t;
+
+/* The kernel `name` (without ".kd") of `exe` for `gpu`. */
+static __attribute__((unused)) kernel_t kernel_of(hsa_executable_t exe, hsa_agent_t gpu, const char *name) {
+    char kd[128];
+    snprintf(kd, sizeof kd, "%s.kd", name);
+    hsa_executable_symbol_t sym;
+    CHECK(hsa_executable_get_symbol_by_name(exe, kd, &gpu, &sym), kd);
+    kernel_t k;
+    CHECK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &k.object), "kernel object");
+    CHECK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE, &k.kernarg_size),
+          "kernarg size");
+    CHECK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE, &k.group_size),
+          "group size");
+    CHECK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE,
+                                         &k.private_size),
+          "private size");
+    return k;
+}
+
+/* A kernarg segment for `k` in the kernarg pool, the GPU given access:
+ * `args` (n bytes) first, the rest (hidden arguments) zero. */
+static __attribute__((unused)) void *kernargs_for(const ctx_t *c, const kernel_t *k, const void *args, size_t n) {
+    size_t size = k->kernarg_size ? k->kernarg_size : 16;
+    void *ka = NULL;
+    CHECK(hsa_amd_memory_pool_allocate(c->kernarg, size, 0, &ka), "alloc kernarg");
+    CHECK(hsa_amd_agents_allow_access(1, &c->gpu, NULL, ka), "kernarg access");
+    memset(ka, 0, size);
+    memcpy(ka, args, n < size ? n : size);
+    return ka;
+}
+
+/* Writes a 1D dispatch of `k` (grid x work-groups of wg) at `q`'s next
+ * slot, completion `done`, and publishes it with `header`; returns its id
+ * (the caller rings the doorbell). */
+static __attribute__((unused)) uint64_t write_dispatch(hsa_queue_t *q, const kernel_t *k, void *kernarg, uint32_t grid,
+                                                       uint16_t wg, hsa_signal_t done, uint16_t header) {
+    uint64_t id = reserve(q);
+    hsa_kernel_dispatch_packet_t *p = slot_of(q, id);
+    memset((char *)p + 4, 0, sizeof(*p) - 4);
+    p->workgroup_size_x = wg;
+    p->workgroup_size_y = 1;
+    p->workgroup_size_z = 1;
+    p->grid_size_x = grid;
+    p->grid_size_y = 1;
+    p->grid_size_z = 1;
+    p->private_segment_size = k->private_size;
+    p->group_segment_size = k->group_size;
+    p->kernel_object = k->object;
+    p->kernarg_address = kernarg;
+    p->completion_signal = done;
+    publish(p, header, 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
+    return id;
+}
+
 static __attribute__((unused)) int wait_zero(hsa_signal_t s, const char *what) {
     // A bounded wait (60 s) so a lost completion fails instead of hanging.
     for (int i = 0; i < 600; i++) {

@@ -72,17 +72,7 @@ int main(int argc, char **argv) {
           "executable create");
     CHECK(hsa_executable_load_agent_code_object(exe, c.gpu, reader, NULL, NULL), "load code object");
     CHECK(hsa_executable_freeze(exe, NULL), "freeze");
-    hsa_executable_symbol_t sym;
-    CHECK(hsa_executable_get_symbol_by_name(exe, "vector_add.kd", &c.gpu, &sym), "symbol vector_add.kd");
-    uint64_t kobj;
-    uint32_t kernarg_size, group_size, private_size;
-    CHECK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &kobj), "kernel object");
-    CHECK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE,
-                                         &kernarg_size), "kernarg size");
-    CHECK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE, &group_size),
-          "group size");
-    CHECK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE,
-                                         &private_size), "private size");
+    kernel_t vadd = kernel_of(exe, c.gpu, "vector_add");
 
     // Buffers: a, b, c on the host (fine grained), d on the device.
     size_t bytes = N * sizeof(float);
@@ -99,16 +89,12 @@ int main(int argc, char **argv) {
 
     // Kernel arguments: a, b, c, n, then the hidden arguments zeroed
     // (global offsets 0).
-    void *ka = NULL;
-    CHECK(hsa_amd_memory_pool_allocate(c.kernarg, kernarg_size, 0, &ka), "alloc kernarg");
-    CHECK(hsa_amd_agents_allow_access(1, &c.gpu, NULL, ka), "kernarg access");
-    memset(ka, 0, kernarg_size);
     struct {
         const float *a, *b;
         float *c;
         uint32_t n;
     } args = {a, b, out, N};
-    memcpy(ka, &args, sizeof(args) < kernarg_size ? sizeof(args) : kernarg_size);
+    void *ka = kernargs_for(&c, &vadd, &args, sizeof args);
 
     hsa_queue_t *q1, *q2;
     CHECK(hsa_queue_create(c.gpu, 256, HSA_QUEUE_TYPE_MULTI, NULL, NULL, UINT32_MAX, UINT32_MAX, &q1), "queue 1");
@@ -125,25 +111,11 @@ int main(int argc, char **argv) {
     barrier(q2, HSA_PACKET_TYPE_BARRIER_AND, &s_kern, 1, s_and);
 
     // 1. The dispatch on queue 1.
-    uint64_t id = reserve(q1);
-    hsa_kernel_dispatch_packet_t *p = slot_of(q1, id);
-    memset((char *)p + 4, 0, sizeof(*p) - 4);
-    p->workgroup_size_x = WG;
-    p->workgroup_size_y = 1;
-    p->workgroup_size_z = 1;
-    p->grid_size_x = N;
-    p->grid_size_y = 1;
-    p->grid_size_z = 1;
-    p->private_segment_size = private_size;
-    p->group_segment_size = group_size;
-    p->kernel_object = kobj;
-    p->kernarg_address = ka;
-    p->completion_signal = s_kern;
     uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
                       (1 << HSA_PACKET_HEADER_BARRIER) |
                       (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
                       (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
-    publish(p, header, 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
+    uint64_t id = write_dispatch(q1, &vadd, ka, N, WG, s_kern, header);
     hsa_signal_store_screlease(q1->doorbell_signal, (hsa_signal_value_t)id);
 
     // Then queue 1's barrier-OR on the AND or a signal nobody sets.
@@ -208,39 +180,12 @@ int main(int argc, char **argv) {
         CHECK(hsa_amd_memory_lock_to_pool(host, lbytes, &c.gpu, 1, c.cpu_fine, 0, &agent_ptr),
               "hsa_amd_memory_lock_to_pool");
         EXPECT(agent_ptr != NULL, "lock_to_pool gave no agent pointer");
-        hsa_executable_symbol_t ssym;
-        CHECK(hsa_executable_get_symbol_by_name(exe, "store_to.kd", &c.gpu, &ssym), "symbol store_to.kd");
-        uint64_t sobj;
-        uint32_t s_kernarg, s_group, s_private;
-        CHECK(hsa_executable_symbol_get_info(ssym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &sobj), "kernel object");
-        CHECK(hsa_executable_symbol_get_info(ssym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE,
-                                             &s_kernarg), "kernarg size");
-        CHECK(hsa_executable_symbol_get_info(ssym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE, &s_group),
-              "group size");
-        CHECK(hsa_executable_symbol_get_info(ssym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE,
-                                             &s_private), "private size");
-        void *ska = NULL;
-        CHECK(hsa_amd_memory_pool_allocate(c.kernarg, s_kernarg, 0, &ska), "alloc kernarg");
-        CHECK(hsa_amd_agents_allow_access(1, &c.gpu, NULL, ska), "kernarg access");
-        memset(ska, 0, s_kernarg);
-        memcpy(ska, &agent_ptr, sizeof agent_ptr);
+        kernel_t store_to = kernel_of(exe, c.gpu, "store_to");
+        void *ska = kernargs_for(&c, &store_to, &agent_ptr, sizeof agent_ptr);
         hsa_signal_t s_store;
         CHECK(hsa_signal_create(1, 0, NULL, &s_store), "signal");
-        uint64_t sid = reserve(q1);
-        hsa_kernel_dispatch_packet_t *sp = slot_of(q1, sid);
-        memset((char *)sp + 4, 0, sizeof(*sp) - 4);
-        sp->workgroup_size_x = WG;
-        sp->workgroup_size_y = 1;
-        sp->workgroup_size_z = 1;
-        sp->grid_size_x = 1000; /* a partial last group */
-        sp->grid_size_y = 1;
-        sp->grid_size_z = 1;
-        sp->private_segment_size = s_private;
-        sp->group_segment_size = s_group;
-        sp->kernel_object = sobj;
-        sp->kernarg_address = ska;
-        sp->completion_signal = s_store;
-        publish(sp, header, 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
+        /* 1000 work-items: a partial last group. */
+        uint64_t sid = write_dispatch(q1, &store_to, ska, 1000, WG, s_store, header);
         hsa_signal_store_screlease(q1->doorbell_signal, (hsa_signal_value_t)sid);
         wait_zero(s_store, "store_to through the locked pointer");
         size_t stored = 0, untouched = 0;

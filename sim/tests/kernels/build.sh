@@ -33,14 +33,13 @@ for src in src/*.s; do
     "$LLD" -shared "$tmp" -o "$name.co"
     rm -f "$tmp"
 done
-# The tests find trap_handler at trap_kernel's entry + 0x100.
+# The tests find trap_handler at trap_kernel's entry + 0x100, ttmp_handler at + 0x200.
 readelf=${READELF:-llvm-readelf-19}
 k=$("$readelf" -s trap.co | awk '$8 == "trap_kernel" { print $2; exit }')
 h=$("$readelf" -s trap.co | awk '$8 == "trap_handler" { print $2; exit }')
 [ $((16#$h - 16#$k)) -eq 256 ] || { echo "build.sh: trap_handler is not at trap_kernel + 0x100" >&2; exit 1; }
-k=$("$readelf" -s ttmp.co | awk '$8 == "ttmp_kernel" { print $2; exit }')
-h=$("$readelf" -s ttmp.co | awk '$8 == "ttmp_handler" { print $2; exit }')
-[ $((16#$h - 16#$k)) -eq 256 ] || { echo "build.sh: ttmp_handler is not at ttmp_kernel + 0x100" >&2; exit 1; }
+h=$("$readelf" -s trap.co | awk '$8 == "ttmp_handler" { print $2; exit }')
+[ $((16#$h - 16#$k)) -eq 512 ] || { echo "build.sh: ttmp_handler is not at trap_kernel + 0x200" >&2; exit 1; }
 
 # HIP sources: Debian's hipcc (HIP 5.2.3, its clang 15) for gfx90a, code
 # object v4 (hipcc's default); --genco gives a clang offload bundle, whose

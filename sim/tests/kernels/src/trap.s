@@ -43,6 +43,35 @@ trap_handler:
 .Lhandler_end:
 .size trap_handler, .Lhandler_end-trap_handler
 
+// A second handler, for the trap temporaries the SPI sets up at wave
+// launch (sim/tests/shader.rs installs it after enabling the runtime with or
+// without KFD_RUNTIME_ENABLE_MODE_TTMP_SAVE_MASK; it sits at trap_kernel's
+// entry + 0x200, which build.sh checks): TMA[0] counts the traps; trap n
+// (the count before it) records ttmp6, ttmp8, ttmp9, ttmp10 and ttmp11 at
+// TMA + 16 + 20 * n, then the wave returns past its s_trap.
+.p2align 8
+.globl ttmp_handler
+.type ttmp_handler,@function
+ttmp_handler:
+  s_mov_b32 ttmp4, 1
+  s_atomic_add ttmp4, ttmp[14:15], 0x0 glc
+  s_waitcnt lgkmcnt(0)
+  s_mul_i32 ttmp4, ttmp4, 20
+  s_add_u32 ttmp2, ttmp14, ttmp4
+  s_addc_u32 ttmp3, ttmp15, 0
+  s_store_dword ttmp6, ttmp[2:3], 0x10 glc
+  s_store_dword ttmp8, ttmp[2:3], 0x14 glc
+  s_store_dword ttmp9, ttmp[2:3], 0x18 glc
+  s_store_dword ttmp10, ttmp[2:3], 0x1c glc
+  s_store_dword ttmp11, ttmp[2:3], 0x20 glc
+  s_waitcnt lgkmcnt(0)
+  s_add_u32 ttmp0, ttmp0, 4
+  s_addc_u32 ttmp1, ttmp1, 0
+  s_and_b32 ttmp1, ttmp1, 0xffff
+  s_rfe_b64 ttmp[0:1]
+.Lttmp_handler_end:
+.size ttmp_handler, .Lttmp_handler_end-ttmp_handler
+
 .rodata
 .p2align 6
 .amdhsa_kernel trap_kernel
