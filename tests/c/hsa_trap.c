@@ -1,5 +1,6 @@
 // hsa_trap: traps and wave exceptions reach the queue error callback with
-// ROCr's statuses (plain C against ROCr 5.2.3's headers, one file). Run on
+// ROCr's statuses (plain C against ROCr 5.2.3's headers, with the helpers
+// of tests/c/hsa_client.h). Run on
 // AMD's ROCr over the software GPU (scripts/test-rocr-on-sim: ROCr's own
 // trap handler on the sim's interpreter) and on our runtime's C ABI
 // (cabi/tests/c_programs.rs: our trap handler).
@@ -18,75 +19,13 @@
 //      the wave for a debugger).
 // Prints "hsa_trap: PASS" and exits 0, or names the failed check, exit 1.
 
-#include <hsa/hsa.h>
-#include <hsa/hsa_ext_amd.h>
-
-#include <fcntl.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#define CLIENT "hsa_trap"
+#include "hsa_client.h"
 
 #define N 256
 #define WG 64
 
-static int failures;
-
-#define CHECK(st, what)                                                        \
-    do {                                                                       \
-        hsa_status_t s_ = (st);                                                \
-        if (s_ != HSA_STATUS_SUCCESS) {                                        \
-            const char *m_ = "?";                                              \
-            hsa_status_string(s_, &m_);                                        \
-            fprintf(stderr, "hsa_trap: %s: status 0x%x (%s)\n", what, s_, m_); \
-            exit(1);                                                           \
-        }                                                                      \
-    } while (0)
-
-#define EXPECT(cond, ...)                                                      \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "hsa_trap: FAIL: " __VA_ARGS__);                   \
-            fputc('\n', stderr);                                               \
-            failures++;                                                        \
-        }                                                                      \
-    } while (0)
-
-typedef struct {
-    hsa_agent_t gpu;
-    int have_gpu;
-    hsa_amd_memory_pool_t kernarg;
-    int have_kernarg;
-    hsa_executable_t exe;
-} ctx_t;
-
-static hsa_status_t find_agents(hsa_agent_t a, void *data) {
-    ctx_t *c = data;
-    hsa_device_type_t t;
-    CHECK(hsa_agent_get_info(a, HSA_AGENT_INFO_DEVICE, &t), "agent device type");
-    if (t == HSA_DEVICE_TYPE_GPU && !c->have_gpu) {
-        c->gpu = a;
-        c->have_gpu = 1;
-    }
-    return HSA_STATUS_SUCCESS;
-}
-
-static hsa_status_t cpu_pools(hsa_amd_memory_pool_t p, void *data) {
-    ctx_t *c = data;
-    hsa_amd_segment_t seg;
-    uint32_t flags;
-    CHECK(hsa_amd_memory_pool_get_info(p, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &seg), "pool segment");
-    if (seg != HSA_AMD_SEGMENT_GLOBAL)
-        return HSA_STATUS_SUCCESS;
-    CHECK(hsa_amd_memory_pool_get_info(p, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags), "pool flags");
-    if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT) && !c->have_kernarg) {
-        c->kernarg = p;
-        c->have_kernarg = 1;
-    }
-    return HSA_STATUS_SUCCESS;
-}
-
+/* The CPU agent's pools (the kernarg pool). */
 static hsa_status_t cpu_agent(hsa_agent_t a, void *data) {
     hsa_device_type_t t;
     CHECK(hsa_agent_get_info(a, HSA_AGENT_INFO_DEVICE, &t), "agent device type");
@@ -95,30 +34,7 @@ static hsa_status_t cpu_agent(hsa_agent_t a, void *data) {
     return HSA_STATUS_SUCCESS;
 }
 
-static void *read_file(const char *path, size_t *size) {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        perror(path);
-        exit(1);
-    }
-    off_t n = lseek(fd, 0, SEEK_END);
-    lseek(fd, 0, SEEK_SET);
-    char *buf = malloc((size_t)n);
-    size_t got = 0;
-    while (buf && got < (size_t)n) {
-        ssize_t r = read(fd, buf + got, (size_t)n - got);
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    if (!buf || got != (size_t)n) {
-        fprintf(stderr, "hsa_trap: cannot read %s\n", path);
-        exit(1);
-    }
-    *size = got;
-    return buf;
-}
+static hsa_executable_t exe;
 
 // What a queue's error callback heard: the status, once.
 typedef struct {
@@ -135,58 +51,15 @@ static void on_error(hsa_status_t status, hsa_queue_t *q, void *data) {
     hsa_signal_store_screlease(e->heard, 0);
 }
 
-// A bounded wait (60 s) for `s` to reach 0.
-static int wait_zero(hsa_signal_t s) {
-    for (int i = 0; i < 600; i++) {
-        if (hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_EQ, 0, 100000000ull,
-                                      HSA_WAIT_STATE_BLOCKED) == 0)
-            return 1;
-    }
-    return 0;
-}
-
 // Dispatches `kernel` (N work-items) with `args` on `q`, completion `done`.
 static void dispatch(const ctx_t *c, hsa_queue_t *q, const char *kernel, const void *args,
                      size_t args_size, hsa_signal_t done) {
-    char name[64];
-    snprintf(name, sizeof(name), "%s.kd", kernel);
-    hsa_executable_symbol_t sym;
-    CHECK(hsa_executable_get_symbol_by_name(c->exe, name, &c->gpu, &sym), name);
-    uint64_t kobj;
-    uint32_t kernarg_size, group_size, private_size;
-    CHECK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &kobj), "kernel object");
-    CHECK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE,
-                                         &kernarg_size), "kernarg size");
-    CHECK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE, &group_size),
-          "group size");
-    CHECK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE,
-                                         &private_size), "private size");
-    void *ka = NULL;
-    size_t ka_size = kernarg_size ? kernarg_size : 16;
-    CHECK(hsa_amd_memory_pool_allocate(c->kernarg, ka_size, 0, &ka), "alloc kernarg");
-    CHECK(hsa_amd_agents_allow_access(1, &c->gpu, NULL, ka), "kernarg access");
-    memset(ka, 0, ka_size);
-    memcpy(ka, args, args_size < ka_size ? args_size : ka_size);
-
-    uint64_t id = hsa_queue_add_write_index_relaxed(q, 1);
-    hsa_kernel_dispatch_packet_t *p = (hsa_kernel_dispatch_packet_t *)((char *)q->base_address +
-                                                                      (id & (q->size - 1)) * 64);
-    memset((char *)p + 4, 0, sizeof(*p) - 4);
-    p->workgroup_size_x = WG;
-    p->workgroup_size_y = 1;
-    p->workgroup_size_z = 1;
-    p->grid_size_x = N;
-    p->grid_size_y = 1;
-    p->grid_size_z = 1;
-    p->kernel_object = kobj;
-    p->kernarg_address = ka;
-    p->private_segment_size = private_size;
-    p->group_segment_size = group_size;
-    p->completion_signal = done;
+    kernel_t k = kernel_of(exe, c->gpu, kernel);
+    void *ka = kernargs_for(c, &k, args, args_size);
     uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
                       (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
                       (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
-    __atomic_store_n((uint32_t *)p, (uint32_t)header | (1u << 16), __ATOMIC_RELEASE);
+    uint64_t id = write_dispatch(q, &k, ka, N, WG, done, header);
     hsa_signal_store_screlease(q->doorbell_signal, (hsa_signal_value_t)id);
 }
 
@@ -208,10 +81,10 @@ int main(int argc, char **argv) {
     void *co = read_file(argv[1], &co_size);
     hsa_code_object_reader_t reader;
     CHECK(hsa_code_object_reader_create_from_memory(co, co_size, &reader), "code object reader");
-    CHECK(hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, NULL, &c.exe),
+    CHECK(hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, NULL, &exe),
           "executable create");
-    CHECK(hsa_executable_load_agent_code_object(c.exe, c.gpu, reader, NULL, NULL), "load code object");
-    CHECK(hsa_executable_freeze(c.exe, NULL), "freeze");
+    CHECK(hsa_executable_load_agent_code_object(exe, c.gpu, reader, NULL, NULL), "load code object");
+    CHECK(hsa_executable_freeze(exe, NULL), "freeze");
 
     const uint64_t hole = 0x0000800000000000ull;
     struct {
@@ -233,10 +106,8 @@ int main(int argc, char **argv) {
         hsa_signal_t done;
         CHECK(hsa_signal_create(1, 0, NULL, &done), "completion signal");
         dispatch(&c, q, cases[i].kernel, cases[i].args, cases[i].args_size, done);
-        if (!wait_zero(e->heard)) {
-            EXPECT(0, "%s: the error callback never ran", cases[i].kernel);
+        if (!wait_zero(e->heard, "the error callback"))
             continue;
-        }
         const char *m = "?";
         hsa_status_string(e->status, &m);
         EXPECT(e->status == cases[i].want, "%s: callback status 0x%x (%s), want 0x%x", cases[i].kernel,
@@ -256,7 +127,7 @@ int main(int argc, char **argv) {
     CHECK(hsa_signal_create(1, 0, NULL, &done), "completion signal");
     uint64_t at = (uint64_t)(uintptr_t)out;
     dispatch(&c, q, "store_at", &at, sizeof(at), done);
-    EXPECT(wait_zero(done), "store_at on a fresh queue never completed");
+    wait_zero(done, "store_at on a fresh queue");
     EXPECT(out[0] == 1, "store_at on a fresh queue: out[0] = %u, want 1", out[0]);
 
     // s_trap 3 stepped over (our handler; ROCr 5.2.3's parks and halts the
@@ -265,9 +136,7 @@ int main(int argc, char **argv) {
         memset(out, 0, N * sizeof(uint32_t));
         CHECK(hsa_signal_create(1, 0, NULL, &done), "completion signal");
         dispatch(&c, q, "debugtrap_then_store", &out, sizeof(out), done);
-        if (!wait_zero(done)) {
-            EXPECT(0, "debugtrap_then_store never completed");
-        } else {
+        if (wait_zero(done, "debugtrap_then_store")) {
             for (uint32_t i = 0; i < N; i++) {
                 if (out[i] != i + 1) {
                     EXPECT(0, "debugtrap_then_store: out[%u] = %u, want %u", i, out[i], i + 1);
