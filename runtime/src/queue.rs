@@ -769,7 +769,7 @@ impl QueueInner {
         };
         let grid = [p.grid_size_x, p.grid_size_y, p.grid_size_z];
         let wg = [p.workgroup_size_x, p.workgroup_size_y, p.workgroup_size_z];
-        let waves = crate::scratch::dispatch_waves(grid, wg, lanes);
+        let waves = crate::scratch::dispatch_waves(&self.scratch_geometry, grid, wg, lanes);
         let req = ScratchRequest::new(
             &self.scratch_geometry,
             p.private_segment_size,

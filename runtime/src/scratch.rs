@@ -7,7 +7,8 @@
 //!   divided by the lanes of a wave), times the lanes, times the scratch
 //!   slots: every slot of the device (`max_slots_scratch_cu` per CU, the CUs
 //!   rounded up to whole shader engines) for a *small* allocation, only the
-//!   slots the stalled dispatch can fill for a *large* one.
+//!   slots the stalled dispatch can fill, spread over every engine
+//!   ([`dispatch_waves`]), for a *large* one.
 //! - **Small or large**: large when the device-wide size exceeds the
 //!   single-allocation limit (`HSA_SCRATCH_SINGLE_LIMIT`, 140 MiB by
 //!   default) or would take the GPU's bound scratch past an eighth of its
@@ -102,6 +103,8 @@ pub struct ScratchGeometry {
     /// Bytes of a wave's scratch granule (`mem_alignment_size`): 1024
     /// before GFX11, 256 from GFX11.
     pub granule: u32,
+    /// The GFX major version (`gfx_target_version / 10000`).
+    pub gfx_major: u32,
 }
 
 impl ScratchGeometry {
@@ -122,6 +125,7 @@ impl ScratchGeometry {
                 p.wave_front_size
             },
             granule: if major >= 11 { 256 } else { 1024 },
+            gfx_major: major,
         }
     }
 
@@ -183,14 +187,28 @@ impl ScratchRequest {
     }
 }
 
-/// The waves a kernel dispatch packet needs (`calc_dispatch_groups` times
-/// `calc_dispatch_waves_per_group`, without ROCr's per-engine balancing):
-/// its work-groups times the waves of one work-group.
-pub fn dispatch_waves(grid: [u32; 3], workgroup: [u16; 3], lanes: u32) -> u64 {
+/// The waves a kernel dispatch packet needs, as ROCr sizes a use-once
+/// allocation (`AqlQueue::HandleInsufficientScratch`:
+/// `calc_dispatch_groups` times `calc_dispatch_waves_per_group`): the
+/// work-groups spread over every shader engine at the most groups any
+/// engine gets (so each engine, and each XCC of a multi-XCC GPU, has slots),
+/// from GFX10 at least 256 lanes or 16 groups an engine, times the waves of
+/// a work-group. Not capped at the device's slots (the caller caps it).
+pub fn dispatch_waves(g: &ScratchGeometry, grid: [u32; 3], workgroup: [u16; 3], lanes: u32) -> u64 {
     let wg = workgroup.map(|w| u64::from(w.max(1)));
     let groups: u64 = (0..3).map(|d| u64::from(grid[d]).div_ceil(wg[d])).product();
     let lanes_per_group = wg[0] * wg[1] * wg[2];
-    groups.saturating_mul(lanes_per_group.div_ceil(u64::from(lanes.max(1))))
+    let cus = u64::from(g.cus.max(1));
+    let engines = u64::from(g.engines.max(1));
+    let asymmetry_per_round = cus - cus / engines * engines;
+    let rounds = groups / cus;
+    let symmetric_groups = groups - rounds * asymmetry_per_round;
+    let mut per_engine =
+        symmetric_groups.div_ceil(engines) + if asymmetry_per_round > 0 { rounds } else { 0 };
+    if g.gfx_major >= 10 && per_engine < 16 && lanes_per_group * per_engine < 256 {
+        per_engine = 256u64.div_ceil(lanes_per_group).min(16);
+    }
+    (per_engine * engines).saturating_mul(lanes_per_group.div_ceil(u64::from(lanes.max(1))))
 }
 
 /// A block of scratch memory the cache holds.
@@ -377,6 +395,7 @@ mod tests {
             xcc: 1,
             wavefront_size: 64,
             granule: 1024,
+            gfx_major: 9,
         }
     }
 
@@ -411,9 +430,19 @@ mod tests {
                 .status,
             Status::OutOfResources
         );
-        assert_eq!(dispatch_waves([1000, 1, 1], [64, 1, 1], 64), 16);
-        assert_eq!(dispatch_waves([64, 4, 1], [16, 4, 1], 64), 4);
-        assert_eq!(dispatch_waves([64, 1, 1], [96, 1, 1], 32), 3);
+        // ROCr's calc_dispatch_groups: the groups spread over the 8
+        // engines at the most any engine gets. 16 groups: 2 an engine.
+        assert_eq!(dispatch_waves(&g, [1000, 1, 1], [64, 1, 1], 64), 16);
+        // 4 groups of one wave, 1 an engine: 8.
+        assert_eq!(dispatch_waves(&g, [64, 4, 1], [16, 4, 1], 64), 8);
+        // 1 group of 3 wave32 waves: 8 groups.
+        assert_eq!(dispatch_waves(&g, [64, 1, 1], [96, 1, 1], 32), 24);
+        // 300 groups on 110 CUs (104 symmetric, 6 more a round): 2 rounds,
+        // 288 symmetric groups, 36 + 2 an engine.
+        assert_eq!(dispatch_waves(&g, [300 * 64, 1, 1], [64, 1, 1], 64), 38 * 8);
+        // GFX10 and later: at least 256 lanes (here 4 groups of 64) an engine.
+        let g10 = ScratchGeometry { gfx_major: 11, ..g };
+        assert_eq!(dispatch_waves(&g10, [64, 1, 1], [64, 1, 1], 64), 4 * 8);
     }
 
     #[test]

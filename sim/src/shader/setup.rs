@@ -37,6 +37,11 @@ pub(crate) struct Launch {
     pub workgroup_info: bool,
     /// Scratch wavefront offset SGPR enabled.
     pub scratch_wave_offset: bool,
+    /// Architected flat scratch (gfx940-gfx942, AMDGPUUsage's processor
+    /// table): the SPI sets each wave's FLAT_SCRATCH to this base of the
+    /// queue's scratch backing memory plus the wave's scratch offset (there
+    /// is no flat scratch init SGPR to add it from).
+    pub architected_scratch_base: Option<u64>,
     /// Work-item id dimensions loaded (1-3).
     pub workitem_dims: u8,
     /// Work-item ids packed into v0 (gfx90a, gfx94x).
@@ -238,6 +243,8 @@ impl Launch {
             ],
             workgroup_info: kd.rsrc2.workgroup_info,
             scratch_wave_offset: kd.rsrc2.enable_private_segment,
+            architected_scratch_base: (family == GpuFamily::Gfx94x)
+                .then_some(d.scratch.backing_memory_location),
             workitem_dims: dims,
             packed_workitem_ids: family.has_gfx90a_insts(),
             vgprs: usize::from(kd.next_free_vgpr).max(1),
@@ -317,19 +324,23 @@ impl Launch {
             w.s[s] = (u32::from(k == 0) << 31) | (waves & 0x3f);
             s += 1;
         }
+        // The wave's scratch offset in the queue's backing memory.
+        let offset = if self.scratch_wave_bytes > 0 {
+            if slot >= self.scratch_slots {
+                return Err(abort(format_args!(
+                    "scratch backing memory holds {} waves of {} bytes; wave slot {slot} does not fit",
+                    self.scratch_slots, self.scratch_wave_bytes
+                )));
+            }
+            slot * self.scratch_wave_bytes
+        } else {
+            0
+        };
         if self.scratch_wave_offset {
-            let offset = if self.scratch_wave_bytes > 0 {
-                if slot >= self.scratch_slots {
-                    return Err(abort(format_args!(
-                        "scratch backing memory holds {} waves of {} bytes; wave slot {slot} does not fit",
-                        self.scratch_slots, self.scratch_wave_bytes
-                    )));
-                }
-                slot * self.scratch_wave_bytes
-            } else {
-                0
-            };
             w.s[s] = offset as u32;
+        }
+        if let Some(base) = self.architected_scratch_base {
+            w.set_s64(super::program::FLAT_SCRATCH, base.wrapping_add(offset));
         }
         // Work-item ids, X fastest over the (possibly partial) group.
         let items = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]);
