@@ -87,39 +87,54 @@ impl Core {
         {
             eprintln!("hsa: HSA_ENABLE_DEBUG=1 has no effect: {why}");
         }
-        let xnack = bind_xnack_mode(&*driver, flags.xnack);
-        let mut agents = crate::agent::discover(driver.topology(), &flags, xnack)?;
-        let pools = crate::memory::discover_pools(&mut agents, &flags);
-        let gpu_ids: Vec<u32> = agents
-            .iter()
-            .filter(|a| a.is_gpu())
-            .map(|a| a.gpu_id)
-            .collect();
-        for a in agents.iter().filter(|a| a.is_gpu()) {
-            driver
-                .acquire_vm(a.gpu_id, a.node.properties.drm_render_minor)
-                .map_err(|e| Error::driver(&format!("ACQUIRE_VM of GPU node {}", a.node.id), e))?;
-        }
-        // HSA_SCRATCH_SINGLE_LIMIT, HSA_NO_SCRATCH_RECLAIM and HSA_CU_MASK,
-        // read with the other flags; HSA_CU_MASK's sets are checked here,
-        // against the GPUs and CUs ROCr bounds them by. A malformed value is
-        // HSA_STATUS_ERROR naming it, as for every flag (runtime::flags).
-        let scratch = crate::scratch::ScratchConfig::from_flags(&flags);
-        let cu_mask_env = match flags.cu_mask.as_deref() {
-            Some(v) => {
-                // ROCr's limits: the GPU count and the largest CU count.
-                let max_cu = agents
-                    .iter()
-                    .filter(|a| a.is_gpu())
-                    .map(|a| crate::scratch::ScratchGeometry::of(&a.node).cus)
-                    .max()
-                    .unwrap_or(0);
-                crate::cu_mask_env::CuMaskEnv::parse(v, gpu_ids.len() as u32, max_cu)
-                    .map_err(|e| Error::new(Status::Error, format!("environment: {e}")))?
+        // What can fail between RUNTIME_ENABLE and the core that disables
+        // it when dropped: on an error the runtime is disabled here, or a
+        // later hsa_init in this process would get EBUSY from the driver.
+        let opened = (|| -> Result<_> {
+            let xnack = bind_xnack_mode(&*driver, flags.xnack);
+            let mut agents = crate::agent::discover(driver.topology(), &flags, xnack)?;
+            let pools = crate::memory::discover_pools(&mut agents, &flags);
+            let gpu_ids: Vec<u32> = agents
+                .iter()
+                .filter(|a| a.is_gpu())
+                .map(|a| a.gpu_id)
+                .collect();
+            for a in agents.iter().filter(|a| a.is_gpu()) {
+                driver
+                    .acquire_vm(a.gpu_id, a.node.properties.drm_render_minor)
+                    .map_err(|e| {
+                        Error::driver(&format!("ACQUIRE_VM of GPU node {}", a.node.id), e)
+                    })?;
             }
-            None => crate::cu_mask_env::CuMaskEnv::default(),
+            // HSA_SCRATCH_SINGLE_LIMIT, HSA_NO_SCRATCH_RECLAIM and HSA_CU_MASK,
+            // read with the other flags; HSA_CU_MASK's sets are checked here,
+            // against the GPUs and CUs ROCr bounds them by. A malformed value is
+            // HSA_STATUS_ERROR naming it, as for every flag (runtime::flags).
+            let scratch = crate::scratch::ScratchConfig::from_flags(&flags);
+            let cu_mask_env = match flags.cu_mask.as_deref() {
+                Some(v) => {
+                    // ROCr's limits: the GPU count and the largest CU count.
+                    let max_cu = agents
+                        .iter()
+                        .filter(|a| a.is_gpu())
+                        .map(|a| crate::scratch::ScratchGeometry::of(&a.node).cus)
+                        .max()
+                        .unwrap_or(0);
+                    crate::cu_mask_env::CuMaskEnv::parse(v, gpu_ids.len() as u32, max_cu)
+                        .map_err(|e| Error::new(Status::Error, format!("environment: {e}")))?
+                }
+                None => crate::cu_mask_env::CuMaskEnv::default(),
+            };
+            let profiling = crate::profiling::Profiling::open(&*driver, &gpu_ids)?;
+            Ok((agents, pools, gpu_ids, cu_mask_env, scratch, profiling))
+        })();
+        let (agents, pools, gpu_ids, cu_mask_env, scratch, profiling) = match opened {
+            Ok(v) => v,
+            Err(e) => {
+                crate::rdebug::disable(&*driver, runtime_enable);
+                return Err(e);
+            }
         };
-        let profiling = crate::profiling::Profiling::open(&*driver, &gpu_ids)?;
         let core = Arc::new(Core {
             profiling,
             ipc: crate::ipc::Ipc::default(),

@@ -228,4 +228,26 @@ fn runtime_enable_and_the_code_object_list() {
     assert_eq!(rdebug::code_objects(), before);
     drop(rt);
     let _ = std::fs::remove_file(&t);
+
+    an_init_that_fails_after_runtime_enable_disables_it_again();
+}
+
+/// An init that fails after RUNTIME_ENABLE succeeded (here: a malformed
+/// `HSA_CU_MASK`, checked once the agents are known) disables the runtime
+/// again before it returns: amdkfd keeps one process per address space, so
+/// a runtime left enabled would make the process's next `hsa_init` fail
+/// with the driver's EBUSY.
+fn an_init_that_fails_after_runtime_enable_disables_it_again() {
+    let trace = trace_path("failed-init");
+    let _ = std::fs::remove_file(&trace);
+    let bad = Flags::from_lookup(|n| (n == "HSA_CU_MASK").then(|| "0:zz".to_owned())).unwrap();
+    let dev = sim::SimBuilder::new().trace(&trace).build();
+    let e = Runtime::init_with_flags(|| driver::open_sim_device(dev), InitOptions::default(), bad)
+        .expect_err("a malformed HSA_CU_MASK fails hsa_init");
+    assert!(e.to_string().contains("HSA_CU_MASK"), "{e}");
+    let enables = runtime_enables(&trace);
+    assert_eq!(enables.len(), 2, "{enables:#?}");
+    assert!(enables[0].1.contains("mode_mask=0x1"), "{}", enables[0].1);
+    assert!(enables[1].1.contains("mode_mask=0x0"), "{}", enables[1].1);
+    let _ = std::fs::remove_file(&trace);
 }

@@ -883,7 +883,9 @@ impl Worker {
     /// execution", errors there are launch errors), a dispatch after the
     /// checks a launch makes (scratch included), an agent dispatch once a
     /// handler takes it. A packet that fails a launch check, or waits,
-    /// keeps the read index.
+    /// keeps the read index. A kernel dispatch moves it when its waves
+    /// have ended (AMD's CP retires a dispatch at the read index: see
+    /// [`Self::dispatch`]), so one that faults keeps it too.
     fn execute(&self, q: &QueueState, p: &Pending) -> Result<bool, Stop> {
         let mem = self.memory();
         match &p.packet {
@@ -1247,8 +1249,15 @@ impl Worker {
             compute_units,
             memory: mem,
         };
-        self.launch(q, id)?;
+        // The read index stays on the dispatch while its waves run and
+        // moves past it when the last wave ends, as AMD's CP retires a
+        // dispatch: ROCdbgapi (`aql_queue_t::get_os_queue_packet_id`)
+        // holds a resident wave's dispatch outside
+        // [read_dispatch_id, write_dispatch_id) to be an error, and ROCr's
+        // scratch reclaim frees scratch once read_dispatch_id has passed
+        // the last dispatch that used it. A dispatch that faults keeps it.
         core.dispatch(&d).map_err(fault_stop)?;
+        self.launch(q, id)?;
         Ok(Ran { profiling, reclaim })
     }
 

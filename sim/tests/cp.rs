@@ -425,6 +425,11 @@ fn a_memory_fault_reports_address_and_reason_and_evicts_only_that_gpus_queues() 
     let e = c.kfd.device().queue_error(faulting.info.queue_id).unwrap();
     assert!(e.what.contains("read-only"), "{}", e.what);
     assert_eq!(
+        faulting.read_index(),
+        0,
+        "the faulted dispatch keeps the read index"
+    );
+    assert_eq!(
         read_only.u32_at(12).load(Ordering::Acquire),
         0,
         "nothing written"
@@ -565,6 +570,53 @@ fn pm4_ib_packets_run_their_indirect_buffer() {
     assert_eq!(signal_value(done), 1);
     let e = c.kfd.device().queue_error(q.info.queue_id).unwrap();
     assert!(e.what.contains("opcode 0x37"), "{}", e.what);
+}
+
+/// AMD's CP retires a kernel dispatch at the read index: the index stays
+/// on the dispatch while its waves run and moves past it when they end
+/// (ROCdbgapi's `get_os_queue_packet_id` relies on it; ROCr's asynchronous
+/// scratch reclaim waits on it). The packet behind it, and a barrier
+/// packet, move it as they complete.
+#[test]
+fn the_read_index_stays_on_a_running_dispatch_until_its_waves_end() {
+    let c = Client::new(2);
+    let co = c.load("tests/kernels/spin.co");
+    let k = co.kernels["spin_until_released"].clone();
+    let flags = c.buffer(4096);
+    let sig = c.buffer(4096);
+    let q = Queue::no_scratch(&c, false);
+    let g = Geometry::linear(256, 64);
+    let kernarg = kernargs(&k, &[Arg::Ptr(flags.va)], g, &q);
+    let karg = c.buffer(kernarg.len());
+    karg.write(0, &kernarg);
+    let mut p = KernelDispatchPacket::new(k.kernel_object, karg.va, g.grid, g.workgroup);
+    let running = signal(&sig, 0, 1);
+    p.completion_signal = running;
+    q.submit(zerocopy::transmute!(p));
+    let after = signal(&sig, 64, 1);
+    let n = SignalHandle::NULL;
+    q.submit(zerocopy::transmute!(BarrierAndPacket::new([n; 5], after)));
+    // Let the kernel go however this test ends, so a failed assertion is
+    // reported rather than the device's drop waiting on a spinning wave.
+    struct Release<'a>(&'a Buffer);
+    impl Drop for Release<'_> {
+        fn drop(&mut self) {
+            self.0.u32_at(4).store(1, Ordering::Release);
+        }
+    }
+    let release = Release(&flags);
+    wait_until("the kernel started", || {
+        flags.u32_at(0).load(Ordering::Acquire) == 1
+    });
+    std::thread::sleep(Duration::from_millis(20));
+    let seen = (q.read_index(), signal_value(running), signal_value(after));
+    drop(release);
+    assert_eq!(seen.0, 0, "the running dispatch holds the read index");
+    assert_eq!((seen.1, seen.2), (1, 1), "nothing completed while it ran");
+    wait_zero(running);
+    wait_zero(after);
+    assert_eq!(q.read_index(), 2);
+    assert_eq!(c.kfd.device().queue_error(q.info.queue_id), None);
 }
 
 /// DESTROY_QUEUE preempts a dispatch that would never end, as amdkfd's
