@@ -707,7 +707,7 @@ pub unsafe extern "C" fn hsa_amd_queue_set_priority(
     priority: c_enum,
 ) -> hsa_status_t {
     guard("hsa_amd_queue_set_priority", || {
-        use kfd::ioctl::{QueuePercentage, QueuePriority};
+        use kfd::ioctl::QueuePriority;
         let c = ctx()?;
         if queue.is_null() {
             return Err(null("queue"));
@@ -723,18 +723,7 @@ pub unsafe extern "C" fn hsa_amd_queue_set_priority(
                 )));
             }
         };
-        let ring_bytes = q.queue.size() * 64;
-        // SAFETY: the queue's own ring, live while the entry is.
-        unsafe {
-            c.rt.driver().update_queue(
-                q.queue.kfd_queue_id(),
-                q.queue.base_address(),
-                ring_bytes,
-                QueuePercentage::FULL,
-                prio,
-            )
-        }
-        .map_err(|e| Error::new(Status::OutOfResources, format!("UPDATE_QUEUE: {e}")))?;
+        q.queue.set_priority(prio)?;
         OK
     })
 }

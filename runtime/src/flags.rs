@@ -362,7 +362,15 @@ flags! {
     "HSA_ENABLE_SCRATCH_ASYNC_RECLAIM", bool01, values "0 or 1", default "1",
     Origin::RocrLater("6.1"),
     rocr "0: scratch is reclaimed only at queue idle, not asynchronously while queues run",
-    Ignored "ROCr reclaims queue scratch asynchronously only on gfx94x/gfx95x with CP firmware 177/24 or later, never on gfx900-gfx90a, where the flag changes nothing in ROCr either; on the sim's gfx942 board ROCr would, and that asynchronous reclaim (amd_queue_v2's scratch_max_use_index handshake) is not implemented here: a use-once block goes back when its dispatch ends (code 512) and a queue's other scratch when the queue is destroyed, whatever the value";
+    Honoured "on gfx94x/gfx95x with CP firmware 177/24 or later (the sim's gfx942 board), as ROCr: queues set AMD_QUEUE_CAPS_SW_ASYNC_RECLAIM, hsa_amd_agent_set_async_scratch_limit, a trim and a failed VRAM allocation take running queues' scratch back (the amd_queue_v2 scratch_max_use_index handshake), and use-once scratch is only above HSA_SCRATCH_SINGLE_LIMIT_ASYNC; 0 turns that off; gfx900-gfx90a have no asynchronous reclaim, as in ROCr";
+
+    /// `HSA_SCRATCH_SINGLE_LIMIT_ASYNC` (bytes; `None` or 0: ROCr's
+    /// default of 3 GiB per XCC).
+    scratch_single_limit_async: Option<u64> = None;
+    "HSA_SCRATCH_SINGLE_LIMIT_ASYNC", decimal_u64_opt, values "a decimal byte count",
+    default "unset: 3 GiB per XCC", Origin::RocrLater("6.1"),
+    rocr "where scratch is reclaimed asynchronously: scratch larger than this for one dispatch is given for that dispatch only",
+    Honoured "on GPUs with asynchronous reclaim, the initial use-once threshold (hsa_amd_agent_set_async_scratch_limit changes it)";
 
     /// `HSA_ENABLE_QUEUE_FAULT_MESSAGE`.
     enable_queue_fault_message: bool = true;

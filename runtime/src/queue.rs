@@ -119,6 +119,12 @@ pub(crate) struct QueueInner {
     /// `hsa_queue_inactivate` destroyed the KFD queue (its memory stays
     /// until the queue is destroyed).
     inactivated: std::sync::atomic::AtomicBool,
+    /// The GPU reclaims scratch asynchronously: the queue set
+    /// `AMD_QUEUE_CAPS_SW_ASYNC_RECLAIM` ([`aql::queue::v2`]).
+    async_reclaim: bool,
+    /// The KFD priority the queue runs at (ROCr's `priority_`), which the
+    /// suspend and resume of an asynchronous reclaim keep.
+    priority: std::sync::atomic::AtomicU32,
 }
 
 /// An AQL queue; destroyed when dropped (or by [`destroy`](Self::destroy)).
@@ -212,6 +218,7 @@ impl Queue {
         }
         let gpu_id = rec.gpu_id;
         let node = rec.node.clone();
+        let async_reclaim = core.scratch.async_limit(gpu_id).is_some();
         let mut cleanup: Vec<u64> = Vec::new();
         let result = (|| {
             let ring_bytes = u64::from(size) * 64;
@@ -259,6 +266,16 @@ impl Queue {
             amd.queue_inactive_signal = SignalHandle {
                 handle: inactive.handle(),
             };
+            // amd_queue_v2_t (ROCr's AqlQueue constructor): no packet is
+            // barred from the queue's scratch yet, and where the GPU
+            // reclaims scratch asynchronously the queue says the runtime
+            // does too, so the firmware uses the v2 fields (the 4 KiB
+            // allocation holds all 2304 bytes of them).
+            const _: () = assert!(aql::queue::v2::AMD_QUEUE_V2_SIZE <= 4096);
+            amd.reserved3 = [u32::MAX; 2];
+            if async_reclaim {
+                amd.reserved1[0] = aql::queue::v2::AmdQueueCaps::SW_ASYNC_RECLAIM.bits();
+            }
             let desc = QueueDesc {
                 gpu_id,
                 queue_type: QueueType::ComputeAql,
@@ -321,6 +338,8 @@ impl Queue {
                 error: Mutex::new(None),
                 destroyed: std::sync::atomic::AtomicBool::new(false),
                 inactivated: std::sync::atomic::AtomicBool::new(false),
+                async_reclaim,
+                priority: std::sync::atomic::AtomicU32::new(QueuePriority::NORMAL.get()),
             })
         })();
         for va in cleanup {
@@ -514,6 +533,15 @@ impl Queue {
         crate::trace::api_call!("hsa_queue_destroy", { self.inner.destroy() })
     }
 
+    /// `hsa_amd_queue_set_priority`'s driver half: the queue runs at KFD
+    /// `priority` (`UPDATE_QUEUE` on its unchanged ring, at full
+    /// percentage, as ROCr's `AqlQueue::SetPriority`); kept for the
+    /// queue's later suspends and resumes. A driver failure is
+    /// `OUT_OF_RESOURCES` (ROCr's answer), the old priority kept.
+    pub fn set_priority(&self, priority: QueuePriority) -> Result<()> {
+        self.inner.set_priority(priority)
+    }
+
     /// `hsa_queue_inactivate`: the packet processor stops (ROCr's
     /// `AqlQueue::Inactivate` destroys the KFD queue and keeps its memory);
     /// packets not yet processed never are, and [`submit`](Self::submit)
@@ -575,6 +603,10 @@ impl QueueInner {
             lanes: req.lanes,
         };
         self.write_scratch_fields(&s);
+        // ROCr's HandleInsufficientScratch: any dispatch may use the new
+        // scratch until a reclaim bars it again.
+        self.scratch_max_use_index()
+            .store(u64::MAX, Ordering::Release);
         if block.large {
             self.queue_properties()
                 .fetch_or(USE_SCRATCH_ONCE, Ordering::AcqRel);
@@ -583,6 +615,123 @@ impl QueueInner {
                 .fetch_and(!USE_SCRATCH_ONCE, Ordering::AcqRel);
         }
         Ok(())
+    }
+
+    /// `UPDATE_QUEUE` on the queue's ring at `percentage` and its
+    /// priority (ROCr's `AqlQueue::Suspend` at 0 % and `Resume` at 100 %).
+    fn update_queue(&self, percentage: QueuePercentage) -> Result<()> {
+        let priority = QueuePriority::new(self.priority.load(Ordering::Acquire))
+            .unwrap_or(QueuePriority::NORMAL);
+        // SAFETY: the queue's own ring, alive until the queue is destroyed.
+        unsafe {
+            self.core.driver.update_queue(
+                self.queue_id,
+                self.ring_va,
+                self.slots * 64,
+                percentage,
+                priority,
+            )
+        }
+        .map_err(|e| Error::new(Status::OutOfResources, format!("UPDATE_QUEUE: {e}")))
+    }
+
+    /// `hsa_amd_queue_set_priority`'s `UPDATE_QUEUE` (ROCr's
+    /// `AqlQueue::SetPriority`), remembered for later suspends and resumes.
+    pub(crate) fn set_priority(&self, priority: QueuePriority) -> Result<()> {
+        let old = self.priority.swap(priority.get(), Ordering::AcqRel);
+        let r = self.update_queue(QueuePercentage::FULL);
+        if r.is_err() {
+            self.priority.store(old, Ordering::Release);
+        }
+        r
+    }
+
+    /// `amd_queue_v2_t.scratch_max_use_index`.
+    fn scratch_max_use_index(&self) -> &std::sync::atomic::AtomicU64 {
+        // SAFETY: bytes 184..192 of our live, 64-byte aligned amd_queue_t
+        // allocation (4 KiB, which holds amd_queue_v2_t) are the u64
+        // scratch_max_use_index (aql::queue::v2 asserts the offset),
+        // shared with the packet processor, so reached only atomically.
+        unsafe {
+            std::sync::atomic::AtomicU64::from_ptr(
+                (self.amd_va + aql::queue::v2::SCRATCH_MAX_USE_INDEX as u64) as *mut u64,
+            )
+        }
+    }
+
+    /// The largest `scratch_last_used_index[xcc].main` over the GPU's XCCs:
+    /// the last packet that ran on the queue's scratch.
+    fn scratch_last_used_index(&self) -> u64 {
+        let xcc = (self.scratch_geometry.xcc as usize).clamp(1, aql::queue::v2::MAX_NUM_XCC);
+        (0..xcc)
+            .filter_map(aql::queue::v2::scratch_last_used_index)
+            .map(|o| {
+                // SAFETY: `o` is inside amd_queue_v2_t (at most byte 2304 of
+                // our 4 KiB allocation), 8-byte aligned: the u64 `main` of an
+                // entry the packet processor writes, read atomically.
+                unsafe {
+                    std::sync::atomic::AtomicU64::from_ptr((self.amd_va + o as u64) as *mut u64)
+                }
+                .load(Ordering::Acquire)
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// ROCr's `AqlQueue::AsyncReclaimMainScratch`: takes the queue's
+    /// scratch back while the queue runs. Under the scratch lock (a
+    /// scratch request waits), the queue is suspended, so the firmware
+    /// reads the new `scratch_max_use_index` when it is resumed: the last
+    /// packet that used the scratch, so no later one does (it asks for
+    /// scratch instead); once the read index has passed that packet (AMD's
+    /// CP retires a dispatch at the read index when its waves end) the
+    /// scratch goes back to the GPU's cache. A queue that has stopped (an
+    /// error, inactivated, destroyed) runs no waves, so its scratch goes
+    /// back at once. Returns the bytes given back (0: nothing to reclaim,
+    /// or the GPU does not reclaim asynchronously).
+    pub(crate) fn reclaim_scratch_async(&self) -> Result<u64> {
+        if !self.async_reclaim {
+            return Ok(0);
+        }
+        let mut s = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        if s.block.bytes == 0 {
+            return Ok(0);
+        }
+        let stopped = || {
+            self.destroyed.load(Ordering::Acquire)
+                || self.inactivated.load(Ordering::Acquire)
+                || self
+                    .error
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .is_some()
+        };
+        if !stopped() {
+            self.update_queue(QueuePercentage::new(0).unwrap_or(QueuePercentage::FULL))?;
+            let last = self.scratch_last_used_index();
+            self.scratch_max_use_index().store(last, Ordering::Release);
+            self.update_queue(QueuePercentage::FULL)?;
+            // The packet `last` is running while the read index is not
+            // past it; a queue whose packets never used the scratch (`last`
+            // 0 and nothing written) has none to wait for.
+            let amd = self.amd();
+            while amd.read_dispatch_id.load(Ordering::Acquire) <= last
+                && amd.write_dispatch_id.load(Ordering::Acquire) > last
+                && !stopped()
+            {
+                std::thread::yield_now();
+            }
+        }
+        let bytes = s.block.bytes;
+        self.core.scratch.release(&s.block);
+        *s = Scratch::default();
+        self.write_scratch_fields(&s);
+        Ok(bytes)
+    }
+
+    /// The queue's scratch bytes (ROCr's `main_size`).
+    pub(crate) fn scratch_bytes(&self) -> u64 {
+        self.scratch_block().bytes
     }
 
     /// ROCr's `SetCUMasking` for `given` (empty: every CU).

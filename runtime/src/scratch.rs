@@ -44,6 +44,14 @@ pub const SINGLE_LIMIT: u64 = 146_800_640;
 /// GFX8 on); [`ScratchConfig::reclaim`] turns it off at run time.
 pub const USE_ONCE: bool = true;
 
+/// ROCr's `DEFAULT_SCRATCH_SINGLE_LIMIT_ASYNC_PER_XCC`: where scratch is
+/// reclaimed asynchronously, the default use-once threshold per XCC.
+pub const SINGLE_LIMIT_ASYNC_PER_XCC: u64 = 3 << 30;
+
+/// ROCr's `MAX_SCRATCH_APERTURE_PER_XCC`: the scratch one XCC can address
+/// (`GpuAgent::MaxScratchDevice` is this times the XCCs).
+pub const MAX_SCRATCH_APERTURE_PER_XCC: u64 = 1 << 32;
+
 /// The scratch settings of ROCr's environment (`flag.h`), read at
 /// `hsa_init`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +62,12 @@ pub struct ScratchConfig {
     /// Not `HSA_NO_SCRATCH_RECLAIM=1`: large scratch may be used (with it
     /// every block fills every slot of the device and is kept).
     pub reclaim: bool,
+    /// Not `HSA_ENABLE_SCRATCH_ASYNC_RECLAIM=0`: GPUs whose firmware can
+    /// reclaim scratch asynchronously do ([`async_reclaim_firmware`]).
+    pub async_reclaim: bool,
+    /// `HSA_SCRATCH_SINGLE_LIMIT_ASYNC` (unset or 0: none, and the
+    /// threshold is [`SINGLE_LIMIT_ASYNC_PER_XCC`] times the XCCs).
+    pub single_limit_async: Option<u64>,
 }
 
 impl Default for ScratchConfig {
@@ -61,8 +75,24 @@ impl Default for ScratchConfig {
         Self {
             single_limit: SINGLE_LIMIT,
             reclaim: true,
+            async_reclaim: true,
+            single_limit_async: None,
         }
     }
+}
+
+/// Whether a GPU's CP firmware supports asynchronous scratch reclaim, as
+/// ROCr's `GpuAgent::AsyncScratchReclaimEnabled` decides it: gfx94x with
+/// MEC firmware 177 or later, gfx95x with 24 or later (the firmware sets
+/// `AMD_QUEUE_CAPS_CP_ASYNC_RECLAIM` too, but only once a queue is
+/// connected, so ROCr goes by the version).
+pub fn async_reclaim_firmware(node: &kfd::topology::Node) -> bool {
+    let p = &node.properties;
+    let v = p.gfx_target_version.unwrap_or(0);
+    let (major, minor) = (v / 10000, v / 100 % 100);
+    // EngineId.ui32.uCode: the low 10 bits of fw_version.
+    let ucode = p.fw_version.unwrap_or(0) & 0x3ff;
+    major == 9 && ((minor == 4 && ucode >= 177) || (minor == 5 && ucode >= 24))
 }
 
 impl ScratchConfig {
@@ -75,6 +105,8 @@ impl ScratchConfig {
         Self {
             single_limit: flags.scratch_single_limit.unwrap_or(SINGLE_LIMIT),
             reclaim: !flags.no_scratch_reclaim,
+            async_reclaim: flags.enable_scratch_async_reclaim,
+            single_limit_async: flags.scratch_single_limit_async.filter(|&v| v != 0),
         }
     }
 }
@@ -238,6 +270,9 @@ pub struct ScratchBlock {
 pub(crate) struct ScratchCache {
     blocks: Mutex<Vec<Block>>,
     config: ScratchConfig,
+    /// The GPUs that reclaim scratch asynchronously, each with its use-once
+    /// threshold (ROCr's `scratch_limit_async_threshold_`).
+    async_limits: Mutex<Vec<(u32, u64)>>,
 }
 
 impl ScratchCache {
@@ -246,6 +281,50 @@ impl ScratchCache {
         Self {
             blocks: Mutex::default(),
             config,
+            async_limits: Mutex::default(),
+        }
+    }
+
+    /// ROCr's `GpuAgent::InitAsyncScratchThresholds` for a GPU node: where
+    /// asynchronous reclaim is on (the flag, and the firmware), the
+    /// threshold starts at `HSA_SCRATCH_SINGLE_LIMIT_ASYNC` or 3 GiB per
+    /// XCC.
+    pub(crate) fn add_gpu(&self, gpu_id: u32, node: &kfd::topology::Node) {
+        if !(self.config.async_reclaim && async_reclaim_firmware(node)) {
+            return;
+        }
+        let xcc = u64::from(node.properties.num_xcc.unwrap_or(1).max(1));
+        let limit = self
+            .config
+            .single_limit_async
+            .unwrap_or(SINGLE_LIMIT_ASYNC_PER_XCC * xcc);
+        self.async_limits
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((gpu_id, limit));
+    }
+
+    /// The use-once threshold of a GPU that reclaims scratch
+    /// asynchronously (`None`: it does not).
+    pub(crate) fn async_limit(&self, gpu_id: u32) -> Option<u64> {
+        self.async_limits
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .find(|(g, _)| *g == gpu_id)
+            .map(|&(_, l)| l)
+    }
+
+    /// Sets the threshold of an asynchronously reclaiming GPU; false if it
+    /// is not one.
+    fn set_async_limit(&self, gpu_id: u32, limit: u64) -> bool {
+        let mut l = self.async_limits.lock().unwrap_or_else(|p| p.into_inner());
+        match l.iter_mut().find(|(g, _)| *g == gpu_id) {
+            Some(e) => {
+                e.1 = limit;
+                true
+            }
+            None => false,
         }
     }
 
@@ -269,10 +348,17 @@ impl ScratchCache {
             .map(|b| b.bytes)
             .sum();
         let small_limit = scratch_pool_bytes(u64::from(g.cus), u64::from(g.xcc)) / 8;
+        // Where scratch is reclaimed asynchronously, bound scratch can be
+        // taken back at any time: only the threshold makes it use-once.
         let large = USE_ONCE
             && self.config.reclaim
-            && (req.device_size > self.config.single_limit
-                || bound.saturating_add(req.device_size) > small_limit);
+            && match self.async_limit(gpu_id) {
+                Some(limit) => req.device_size > limit,
+                None => {
+                    req.device_size > self.config.single_limit
+                        || bound.saturating_add(req.device_size) > small_limit
+                }
+            };
         let bytes = if large {
             req.dispatch_size
         } else {
@@ -374,12 +460,75 @@ impl crate::system::Runtime {
         Ok(self.core.scratch.usage(gpu_id))
     }
 
-    /// Frees `agent`'s cached free scratch blocks (ROCr's `GpuAgent::Trim`
-    /// of its scratch cache); returns the bytes freed. Blocks queues hold
-    /// stay.
+    /// ROCr's `GpuAgent::Trim` of its scratch: where the GPU reclaims
+    /// scratch asynchronously, every queue's scratch is taken back first
+    /// (`AsyncReclaimScratchQueues`; a dispatch running on it finishes
+    /// first); then the cached free blocks are freed. Returns the bytes
+    /// freed. Elsewhere the blocks queues hold stay.
     pub fn trim_scratch(&self, agent: crate::agent::Agent) -> Result<u64> {
         let gpu_id = self.core.agent(agent)?.gpu_id;
-        Ok(self.core.scratch.trim(&self.core, gpu_id))
+        self.core.trim_scratch(gpu_id)
+    }
+
+    /// `hsa_amd_agent_set_async_scratch_limit` (ROCr 6.1): the use-once
+    /// threshold of a GPU that reclaims scratch asynchronously; queues
+    /// holding more scratch than the new threshold give it back
+    /// (`AqlQueue::CheckScratchLimits`). `INVALID_AGENT` for a CPU agent,
+    /// `INVALID_ARGUMENT` where there is no asynchronous reclaim
+    /// (`HSA_ENABLE_SCRATCH_ASYNC_RECLAIM=0`, or the GPU's firmware) or
+    /// above what the GPU's XCCs can address (4 GiB each).
+    pub fn set_async_scratch_limit(&self, agent: crate::agent::Agent, limit: u64) -> Result<()> {
+        crate::trace::api_call!(
+            "hsa_amd_agent_set_async_scratch_limit",
+            agent = agent.handle(),
+            limit = limit,
+            {
+                let rec = self.core.agent(agent)?;
+                if !rec.is_gpu() {
+                    return Err(Error::new(
+                        Status::InvalidAgent,
+                        format!("agent {} is not a GPU", agent.index()),
+                    ));
+                }
+                let gpu_id = rec.gpu_id;
+                if self.core.scratch.async_limit(gpu_id).is_none() {
+                    return Err(Error::invalid_argument(format!(
+                        "agent {} does not reclaim scratch asynchronously (HSA_ENABLE_SCRATCH_ASYNC_RECLAIM=0, or not gfx94x/gfx95x firmware that can)",
+                        agent.index()
+                    )));
+                }
+                let xcc = u64::from(ScratchGeometry::of(&rec.node).xcc);
+                let max = MAX_SCRATCH_APERTURE_PER_XCC * xcc;
+                if limit > max {
+                    return Err(Error::invalid_argument(format!(
+                        "scratch limit {limit} bytes exceeds the {max} the GPU's {xcc} XCC(s) can address"
+                    )));
+                }
+                self.core.scratch.set_async_limit(gpu_id, limit);
+                for q in self.core.queues_of_gpu(gpu_id) {
+                    if q.scratch_bytes() > limit {
+                        q.reclaim_scratch_async()?;
+                    }
+                }
+                Ok(())
+            }
+        )
+    }
+}
+
+impl Core {
+    /// [`crate::system::Runtime::trim_scratch`] for GPU `gpu_id`.
+    pub(crate) fn trim_scratch(&self, gpu_id: u32) -> Result<u64> {
+        let mut first = Ok(());
+        for q in self.queues_of_gpu(gpu_id) {
+            if let Err(e) = q.reclaim_scratch_async() {
+                if first.is_ok() {
+                    first = Err(e);
+                }
+            }
+        }
+        let freed = self.scratch.trim(self, gpu_id);
+        first.map(|()| freed)
     }
 }
 

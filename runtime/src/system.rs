@@ -135,6 +135,10 @@ impl Core {
                 return Err(e);
             }
         };
+        let scratch = crate::scratch::ScratchCache::new(scratch);
+        for a in agents.iter().filter(|a| a.is_gpu()) {
+            scratch.add_gpu(a.gpu_id, &a.node);
+        }
         let core = Arc::new(Core {
             profiling,
             ipc: crate::ipc::Ipc::default(),
@@ -153,7 +157,7 @@ impl Core {
             },
             signals: SignalSlabs::default(),
             queues: QueueList::default(),
-            scratch: crate::scratch::ScratchCache::new(scratch),
+            scratch,
             cu_mask_env,
             copy: crate::copy::CopyEngines::new(options, &flags),
             flags,
@@ -212,6 +216,18 @@ impl Core {
 
     pub(crate) fn next_queue_serial(&self) -> u64 {
         self.queue_serial.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The live queues of GPU `gpu_id`.
+    pub(crate) fn queues_of_gpu(&self, gpu_id: u32) -> Vec<Arc<QueueInner>> {
+        self.queues
+            .list
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .filter_map(std::sync::Weak::upgrade)
+            .filter(|q| q.gpu_id == gpu_id)
+            .collect()
     }
 
     pub(crate) fn register_queue(&self, q: &Arc<QueueInner>) {
@@ -452,7 +468,16 @@ impl Runtime {
                 let index = Some(pool.index());
                 match (p.kind, self.core.gpu_ids.first()) {
                     (PoolKind::Vram | PoolKind::VramFine, _) => {
-                        a.allocate(driver, index, p.kind, Some(p.gpu_id), &[], size, 4096)
+                        let vram =
+                            || a.allocate(driver, index, p.kind, Some(p.gpu_id), &[], size, 4096);
+                        // ROCr's KfdDriver::AllocateMemory: a failed
+                        // allocation trims the GPU (its cached scratch, and
+                        // where reclaim is asynchronous the queues' scratch)
+                        // and is tried once more.
+                        vram().or_else(|e| match self.core.trim_scratch(p.gpu_id) {
+                            Ok(freed) if freed > 0 => vram(),
+                            _ => Err(e),
+                        })
                     }
                     (_, Some(&gpu)) if cpu_only => {
                         a.allocate_cpu_only(driver, index, p.kind, gpu, size)

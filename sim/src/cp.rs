@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 
 use aql::doorbell::NoDoorbell;
 use aql::packet::{AgentDispatchPacket, KernelDispatchPacket};
+use aql::queue::v2::{self, AmdQueueCaps};
 use aql::queue::{
     AmdQueueProperties, Completion, LoadOrder, PacketProcessor, PacketSlot, Poll, Ring,
 };
@@ -144,6 +145,23 @@ pub(crate) struct QueueState {
     error: Mutex<Option<QueueError>>,
     completed: AtomicU64,
     _percent: AtomicU32,
+    /// The queue was (re)connected (created, UPDATE_QUEUE, restarted after
+    /// a scratch request) since the CP last read its `amd_queue_v2_t`
+    /// fields: gfx94x firmware reads them only then (ROCr's
+    /// `AsyncReclaimMainScratch`: "CP FW only updates its copy of
+    /// amd_queue_ on queue_connect").
+    reconnected: AtomicBool,
+    /// The CP's copy of the queue's v2 fields: the runtime set
+    /// `AMD_QUEUE_CAPS_SW_ASYNC_RECLAIM` (and the firmware supports it) ...
+    async_reclaim: AtomicBool,
+    /// ... and `scratch_max_use_index`, the last packet that may use the
+    /// queue's scratch, ...
+    scratch_max_use_index: AtomicU64,
+    /// ... and the queue's scratch fields as they were then: such firmware
+    /// runs dispatches on its copy, so scratch the runtime frees without
+    /// reconnecting the queue would still be used (why ROCr suspends and
+    /// resumes the queue around `scratch_max_use_index`).
+    scratch_copy: Mutex<Option<QueueScratch>>,
 }
 
 impl QueueState {
@@ -178,6 +196,10 @@ impl QueueState {
             error: Mutex::new(None),
             completed: AtomicU64::new(0),
             _percent: AtomicU32::new(a.queue_percentage & 0xff),
+            reconnected: AtomicBool::new(true),
+            async_reclaim: AtomicBool::new(false),
+            scratch_max_use_index: AtomicU64::new(u64::MAX),
+            scratch_copy: Mutex::new(None),
         }
     }
 
@@ -195,8 +217,11 @@ impl QueueState {
         *lock(&self.ring)
     }
 
+    /// UPDATE_QUEUE: amdkfd unmaps and maps the queue again, so the
+    /// firmware reads its `amd_queue_v2_t` fields anew.
     pub(crate) fn update(&self, base: u64, size: u32, percent: u32, priority: u32) {
         *lock(&self.ring) = (base, size, percent, priority);
+        self.reconnected.store(true, Ordering::Release);
     }
 
     pub(crate) fn set_cu_mask(&self, mask: Vec<u32>) {
@@ -1042,6 +1067,71 @@ impl Worker {
         (q.wptr == base + 56).then_some(base)
     }
 
+    /// Whether this GPU's firmware reclaims scratch asynchronously: what
+    /// ROCr's `GpuAgent::AsyncScratchReclaimEnabled` requires of it, MEC
+    /// firmware 177 or later on gfx94x, 24 or later on gfx95x.
+    fn firmware_async_reclaim(&self) -> bool {
+        let spec = &self.inner.gpus[self.gpu].node.spec;
+        let (major, minor) = (
+            spec.gfx_target_version / 10000,
+            spec.gfx_target_version / 100 % 100,
+        );
+        major == 9
+            && ((minor == 4 && spec.fw_version >= 177) || (minor == 5 && spec.fw_version >= 24))
+    }
+
+    /// The queue connect's part of asynchronous scratch reclaim
+    /// (`amd_hsa_queue.h`, `amd_queue_v2_t`): firmware that supports it sets
+    /// `AMD_QUEUE_CAPS_CP_ASYNC_RECLAIM` in `caps`, and, when the runtime set
+    /// `AMD_QUEUE_CAPS_SW_ASYNC_RECLAIM`, copies `scratch_max_use_index`.
+    fn connect_v2(&self, q: &QueueState) -> Result<(), MemoryFault> {
+        if !q.reconnected.swap(false, Ordering::AcqRel) || !self.firmware_async_reclaim() {
+            return Ok(());
+        }
+        let Some(base) = self.amd_queue(q) else {
+            return Ok(());
+        };
+        let mem = self.memory();
+        let caps_va = base + v2::CAPS as u64;
+        let caps = AmdQueueCaps::from_bits_retain(mem.load_u32(caps_va, Ordering::Acquire)?);
+        if !caps.contains(AmdQueueCaps::CP_ASYNC_RECLAIM) {
+            mem.atomic_u32(caps_va, AtomicOp::Or, AmdQueueCaps::CP_ASYNC_RECLAIM.bits())?;
+        }
+        let sw = caps.contains(AmdQueueCaps::SW_ASYNC_RECLAIM);
+        let max_use = if sw {
+            mem.load_u64(base + v2::SCRATCH_MAX_USE_INDEX as u64, Ordering::Acquire)?
+        } else {
+            u64::MAX
+        };
+        q.scratch_max_use_index.store(max_use, Ordering::Release);
+        *lock(&q.scratch_copy) = if sw { Some(self.scratch(q)?.0) } else { None };
+        q.async_reclaim.store(sw, Ordering::Release);
+        Ok(())
+    }
+
+    /// A dispatch `id` that needs scratch, and fits the queue's, on a queue
+    /// with asynchronous reclaim: it may use it only up to the connect's
+    /// `scratch_max_use_index` (else it asks for scratch, code 1), and the
+    /// packet id goes to `scratch_last_used_index[xcc].main` of every XCC
+    /// (each XCC's CP runs its part of every dispatch). ROCr's
+    /// `AsyncReclaimMainScratch` pseudocode of the firmware.
+    fn use_main_scratch(&self, q: &QueueState, id: u64) -> Result<(), Stop> {
+        if id > q.scratch_max_use_index.load(Ordering::Acquire) {
+            return Err(Stop::Scratch);
+        }
+        let Some(base) = self.amd_queue(q) else {
+            return Ok(());
+        };
+        let xcc = self.inner.gpus[self.gpu].node.spec.num_xcc.max(1) as usize;
+        let mem = self.memory();
+        for x in 0..xcc.min(v2::MAX_NUM_XCC) {
+            if let Some(o) = v2::scratch_last_used_index(x) {
+                mem.store_u64(base + o as u64, id, Ordering::Release)?;
+            }
+        }
+        Ok(())
+    }
+
     fn scratch(&self, q: &QueueState) -> Result<(QueueScratch, AmdQueueProperties), MemoryFault> {
         let Some(base) = self.amd_queue(q) else {
             return Ok((QueueScratch::default(), AmdQueueProperties::empty()));
@@ -1192,9 +1282,19 @@ impl Worker {
                 ),
             ));
         }
-        let (scratch, props) = self.scratch(q)?;
+        self.connect_v2(q)?;
+        let (mut scratch, props) = self.scratch(q)?;
+        let async_reclaim = q.async_reclaim.load(Ordering::Acquire);
+        if async_reclaim {
+            if let Some(copy) = *lock(&q.scratch_copy) {
+                scratch = copy;
+            }
+        }
         if k.private_segment_size > scratch.wave64_lane_byte_size {
             return Err(Stop::Scratch);
+        }
+        if k.private_segment_size > 0 && async_reclaim {
+            self.use_main_scratch(q, id)?;
         }
         let profiling = props.contains(AmdQueueProperties::ENABLE_PROFILING);
         // A use-once (large) scratch is this dispatch's only: handed back
@@ -1391,6 +1491,9 @@ impl Worker {
         }
         q.state.store(ACTIVE, Ordering::Release);
         *lock(&q.error) = None;
+        // The runtime rewrote the queue's scratch fields (and, with
+        // asynchronous reclaim, scratch_max_use_index) before the restart.
+        q.reconnected.store(true, Ordering::Release);
         self.drain(q, local)
     }
 

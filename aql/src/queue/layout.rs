@@ -159,7 +159,7 @@ impl HsaQueue {
 pub struct AmdQueue {
     /// The HSA part of the queue.
     pub hsa_queue: HsaQueue,
-    /// Reserved.
+    /// Reserved (word 0 is `amd_queue_v2_t`'s `caps`: [`super::v2::CAPS`]).
     pub reserved1: [u32; 4],
     /// The write index: the id of the next packet a producer reserves.
     pub write_dispatch_id: AtomicU64,
@@ -193,11 +193,12 @@ pub struct AmdQueue {
     pub scratch_wave64_lane_byte_size: u32,
     /// `amd_queue_properties_t` bits; see [`AmdQueue::properties`].
     pub queue_properties: u32,
-    /// Reserved.
+    /// Reserved (`amd_queue_v2_t`'s `scratch_max_use_index`:
+    /// [`super::v2::SCRATCH_MAX_USE_INDEX`]).
     pub reserved3: [u32; 2],
     /// Signal set when the queue becomes inactive (error or destroyed).
     pub queue_inactive_signal: SignalHandle,
-    /// Reserved.
+    /// Reserved (`amd_queue_v2_t`'s alternate scratch fields: [`super::v2`]).
     pub reserved4: [u32; 14],
 }
 

@@ -20,6 +20,7 @@
 mod layout;
 mod processor;
 mod ring;
+pub mod v2;
 
 pub use layout::{
     AMD_QUEUE_PROPERTIES_RESERVED1, AmdQueue, AmdQueueProperties, HsaQueue, QueueFeatures,
