@@ -355,10 +355,12 @@ pub(crate) use exported_functions;
 exported_functions!(signatures);
 
 signatures! {
-    /// `(name, signature)` of ROCr 6.x's `hsa_amd_vmem_*` exports
-    /// (`cabi/tests/c_abi.rs` compares them with `tests/c/vmem6.h`, the
+    /// `(name, signature)` of the ROCr 6.x exports beyond 5.2.3's list:
+    /// the `hsa_amd_vmem_*` calls and `hsa_amd_agent_set_async_scratch_limit`
+    /// (`cabi/tests/c_abi.rs` compares them with `tests/c/rocr6.h`, the
     /// prototypes of ROCr 6's header).
-    vmem_signatures;
+    rocr6_signatures;
+    amd_api::hsa_amd_agent_set_async_scratch_limit / [_, _];
     vmem_api::hsa_amd_vmem_address_reserve / [_, _, _, _];
     vmem_api::hsa_amd_vmem_address_reserve_align / [_, _, _, _, _];
     vmem_api::hsa_amd_vmem_address_free / [_, _];

@@ -698,6 +698,24 @@ pub unsafe extern "C" fn hsa_amd_deregister_deallocation_callback(
     })
 }
 
+/// `hsa_amd_agent_set_async_scratch_limit` (ROCr 6.1, beyond 5.2.3's
+/// header): the use-once threshold of a GPU that reclaims scratch
+/// asynchronously; queues holding more give it back, waiting for a
+/// dispatch running on it (`Runtime::set_async_scratch_limit`).
+/// `INVALID_AGENT` for a handle that is no GPU agent, `INVALID_ARGUMENT`
+/// where the GPU has no asynchronous reclaim or above what it can address.
+pub unsafe extern "C" fn hsa_amd_agent_set_async_scratch_limit(
+    agent: hsa_agent_t,
+    threshold: usize,
+) -> hsa_status_t {
+    guard("hsa_amd_agent_set_async_scratch_limit", || {
+        let c = ctx()?;
+        let a = agent_of(&c, agent)?;
+        c.rt.set_async_scratch_limit(a, threshold as u64)?;
+        OK
+    })
+}
+
 /// `hsa_amd_queue_set_priority`, as ROCr: LOW, NORMAL, HIGH are
 /// libhsakmt's minimum, normal and maximum priorities (KFD 0, 7, 15),
 /// set with `UPDATE_QUEUE` on the unchanged ring at full percentage (a

@@ -56,9 +56,11 @@ direct! {
     ext::hsa_amd_image_get_info_max_dim,
 }
 
-// ROCr 6.x's virtual memory calls: beyond 5.2.3's export list, and with no
-// slot in its API table, so they jump to their functions directly.
+// ROCr 6.x's virtual memory calls and asynchronous scratch limit: beyond
+// 5.2.3's export list, and with no slot in its API table, so they jump to
+// their functions directly.
 direct! {
+    amd_api::hsa_amd_agent_set_async_scratch_limit,
     vmem_api::hsa_amd_vmem_address_reserve,
     vmem_api::hsa_amd_vmem_address_reserve_align,
     vmem_api::hsa_amd_vmem_address_free,

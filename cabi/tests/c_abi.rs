@@ -257,17 +257,18 @@ fn every_rust_signature_matches_the_header_prototype() {
     assert!(bad.is_empty(), "signature mismatches:\n{}", bad.join("\n"));
 }
 
-/// ROCr 6.x's `hsa_amd_vmem_*` exports (beyond Debian's header): each
-/// Rust signature against the prototypes of ROCr 6's header
-/// (`tests/c/vmem6.h`, the same C++ probe as above), and each called with
+/// ROCr 6.x's exports beyond Debian's header (`hsa_amd_vmem_*`,
+/// `hsa_amd_agent_set_async_scratch_limit`): each Rust signature against
+/// the prototypes of ROCr 6's header (`tests/c/rocr6.h`, the same C++
+/// probe as above), and each called with
 /// all-zero arguments before `hsa_init` (`NOT_INITIALIZED`) and after (an
 /// error, no crash).
 #[test]
-fn rocr6_vmem_exports_have_rocr6_prototypes_and_survive_zero_arguments() {
-    let ours = hsa_runtime64::abi::vmem_signatures();
-    assert_eq!(ours.len(), 13);
+fn rocr6_exports_have_rocr6_prototypes_and_survive_zero_arguments() {
+    let ours = hsa_runtime64::abi::rocr6_signatures();
+    assert_eq!(ours.len(), 14);
     let mut c = String::from(
-        "#include \"vmem6.h\"\n#include <stdio.h>\n#include <type_traits>\n\
+        "#include \"rocr6.h\"\n#include <stdio.h>\n#include <type_traits>\n\
          static int bad;\n\
          template <typename T> static void kind() {\n\
            if constexpr (std::is_void_v<T>) printf(\" V0\");\n\
@@ -308,10 +309,10 @@ fn rocr6_vmem_exports_have_rocr6_prototypes_and_survive_zero_arguments() {
         "  if (hsa_shut_down() != HSA_STATUS_SUCCESS) return 3;\n\
          printf(\"zero calls: %d bad\\n\", bad);\n  return bad != 0;\n}\n",
     );
-    let dir = work_dir("vmem6");
-    let src = dir.join("vmem6.cpp");
+    let dir = work_dir("rocr6");
+    let src = dir.join("rocr6.cpp");
     std::fs::write(&src, c).unwrap();
-    let prog = dir.join("vmem6");
+    let prog = dir.join("rocr6");
     run_ok(
         Command::new("g++")
             .args(["-std=c++17", "-Wall", "-Werror", "-I"])
@@ -330,7 +331,7 @@ fn rocr6_vmem_exports_have_rocr6_prototypes_and_survive_zero_arguments() {
         .lines()
         .filter_map(|l| l.strip_prefix("sig ")?.split_once(' '))
         .collect();
-    assert_eq!(header.len(), 13, "{stdout}");
+    assert_eq!(header.len(), 14, "{stdout}");
     for (name, sig) in &ours {
         assert_eq!(header.get(name), Some(&sig.as_str()), "{name}");
     }

@@ -175,6 +175,34 @@ fn rocr6_vmem_calls_reserve_map_share_and_release() {
     );
 }
 
+/// `tests/c/scratch_limit.c`: ROCr 6.1's
+/// `hsa_amd_agent_set_async_scratch_limit` takes a limit on the gfx942
+/// board (asynchronous scratch reclaim) and refuses one beyond its XCCs;
+/// on the MI210, and with `HSA_ENABLE_SCRATCH_ASYNC_RECLAIM=0`, it is
+/// `INVALID_ARGUMENT`, as in ROCr.
+#[test]
+fn the_async_scratch_limit_call_where_reclaim_is_asynchronous_and_not() {
+    let prog = gcc("scratch_limit", &["scratch_limit.c"], &[]);
+    for (board, flag, mode) in [
+        ("mi300x", None, "async"),
+        ("mi210", None, "none"),
+        ("mi300x", Some("0"), "none"),
+    ] {
+        let mut cmd = on_ours(&prog);
+        cmd.arg(mode).env("SIM_BOARD", board);
+        match flag {
+            Some(v) => cmd.env("HSA_ENABLE_SCRATCH_ASYNC_RECLAIM", v),
+            None => cmd.env_remove("HSA_ENABLE_SCRATCH_ASYNC_RECLAIM"),
+        };
+        let out = run_ok(&mut cmd);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains(&format!("scratch_limit {mode}: ok")),
+            "{board}: {stdout}"
+        );
+    }
+}
+
 #[test]
 fn with_xnack_a_kernel_reads_malloced_memory_without_attributes() {
     let out = run_ok(

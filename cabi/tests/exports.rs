@@ -1,7 +1,8 @@
 //! The export list against Debian's ROCr 5.2.3 `libhsa-runtime64.so.1`:
 //! the same defined dynamic symbols (names, kinds, symbol version
-//! `ROCR_1`) plus ROCr 6.x's `hsa_amd_vmem_*` calls (at `ROCR_1` too, as
-//! ROCr 6's `hsacore.so.def` lists them), nothing else, and the same
+//! `ROCR_1`) plus ROCr 6.x's `hsa_amd_vmem_*` calls and
+//! `hsa_amd_agent_set_async_scratch_limit` (at `ROCR_1` too, as ROCr 6's
+//! `hsacore.so.def` lists them), nothing else, and the same
 //! SONAME.
 
 mod common;
@@ -26,8 +27,10 @@ fn exports(lib: &Path) -> BTreeSet<String> {
 }
 
 /// ROCr 6.x's virtual memory calls (`hsa_ext_amd.h` 1.6, `hsacore.so.def`
-/// of ROCm/ROCR-Runtime), exported beyond 5.2.3's list.
-const ROCR6_VMEM: [&str; 13] = [
+/// of ROCm/ROCR-Runtime) and ROCr 6.1's asynchronous scratch limit,
+/// exported beyond 5.2.3's list.
+const ROCR6: [&str; 14] = [
+    "hsa_amd_agent_set_async_scratch_limit",
     "hsa_amd_vmem_address_reserve",
     "hsa_amd_vmem_address_reserve_align",
     "hsa_amd_vmem_address_free",
@@ -67,7 +70,7 @@ fn export_list_matches_debian_rocr() {
     let mut theirs = exports(Path::new(DEBIAN_LIB));
     let ours = exports(&cdylib());
     assert_eq!(theirs.len(), 226, "Debian's list changed: {theirs:#?}");
-    theirs.extend(ROCR6_VMEM.iter().map(|f| format!("T {f}@@ROCR_1")));
+    theirs.extend(ROCR6.iter().map(|f| format!("T {f}@@ROCR_1")));
     let missing: Vec<_> = theirs.difference(&ours).collect();
     let extra: Vec<_> = ours.difference(&theirs).collect();
     assert!(
