@@ -1243,7 +1243,14 @@ pub unsafe extern "C" fn hsa_code_object_reader_create_from_memory(
         }
         // SAFETY: the caller's size bytes.
         let bytes = unsafe { core::slice::from_raw_parts(code_object.cast::<u8>(), size) };
-        let r = CodeObjectReader::from_memory(bytes)?;
+        // Named by where the caller's bytes are, as ROCr: a loaded ELF's
+        // file, or with HSA_LOADER_ENABLE_MMAP_URI=1 any mapped file.
+        let how = if c.rt.flags().loader_enable_mmap_uri {
+            runtime::uri::MemoryUri::MappedFile
+        } else {
+            runtime::uri::MemoryUri::LoadedElf
+        };
+        let r = CodeObjectReader::from_memory_in_place(bytes, how)?;
         let h = c.new_handle();
         lock(&c.readers).insert(h, r);
         // SAFETY: non-NULL.

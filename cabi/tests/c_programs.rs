@@ -261,6 +261,35 @@ fn cu_masks_and_use_once_scratch_as_on_rocr() {
     }
 }
 
+/// `tests/c/co_uri.c`, which `scripts/test-rocr-on-sim` runs on AMD's
+/// ROCr over the sim: a code object loaded from memory embedded in the
+/// program gets the program file's URI at its offset, a malloc'ed one a
+/// memory URI, an mmap'ed file a memory URI or, with
+/// `HSA_LOADER_ENABLE_MMAP_URI=1`, the file's (percent-encoded: the copy's
+/// name has a '+').
+#[test]
+fn code_objects_from_memory_get_rocrs_uris() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let embedded = format!(
+        "-DEMBEDDED_CO=\"{}\"",
+        root.join("runtime/kernels/faults.co").display()
+    );
+    let prog = gcc("co_uri", &["../../../tests/c/co_uri.c"], &[&embedded]);
+    let mapped = common::work_dir("co_uri").join("demo+copy.co");
+    std::fs::copy(root.join("runtime/kernels/demo.co"), &mapped).unwrap();
+    for (mode, flag) in [("default", None), ("mmap-uri", Some("1"))] {
+        let mut cmd = on_ours(&prog);
+        cmd.arg(&mapped).arg(mode);
+        match flag {
+            Some(v) => cmd.env("HSA_LOADER_ENABLE_MMAP_URI", v),
+            None => cmd.env_remove("HSA_LOADER_ENABLE_MMAP_URI"),
+        };
+        let out = run_ok(&mut cmd);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("co_uri: PASS"), "{mode}: {stdout}");
+    }
+}
+
 /// `tests/c/r_debug.c`, which `scripts/test-rocr-on-sim` runs on AMD's
 /// ROCr over the sim: the exported `_amdgpu_r_debug` lists the code objects
 /// of frozen executables (URIs naming their bytes, from a file and from

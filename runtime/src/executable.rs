@@ -280,6 +280,21 @@ impl CodeObjectReader {
         Ok(Self { bytes, uri })
     }
 
+    /// `hsa_code_object_reader_create_from_memory` for a C caller's
+    /// memory, named as ROCr names it (`CodeObjectReaderImpl::SetMemory`,
+    /// [`crate::uri`]): when `bytes` lie in a loaded ELF file (by default)
+    /// or in any file mapping (`how` = [`MappedFile`](crate::uri::MemoryUri::MappedFile),
+    /// `HSA_LOADER_ENABLE_MMAP_URI=1`), a `file://` URI of that file at
+    /// their offset; else `memory://` of the reader's copy, as
+    /// [`from_memory`](Self::from_memory).
+    pub fn from_memory_in_place(bytes: &[u8], how: crate::uri::MemoryUri) -> Result<Self> {
+        let mut r = Self::from_memory(bytes)?;
+        if let Some(uri) = crate::uri::file_of_memory(bytes.as_ptr() as usize, bytes.len(), how) {
+            r.uri = uri;
+        }
+        Ok(r)
+    }
+
     /// `hsa_code_object_reader_create_from_file`: the whole file, from
     /// offset 0 whatever the file's current offset (ROCr maps the file
     /// from offset 0); the file's offset is left unchanged. An empty file
@@ -369,8 +384,12 @@ impl CodeObjectReader {
         ))
         .ok();
         let uri = match path {
-            Some(p) if offset == 0 && end == file_size => format!("file://{}", p.display()),
-            Some(p) => format!("file://{}#offset={offset}&size={size}", p.display()),
+            Some(p) => crate::uri::file_uri(
+                std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str()),
+                offset,
+                size,
+                offset == 0 && end == file_size,
+            ),
             None => format!(
                 "memory://{}#offset={:#x}&size={}",
                 std::process::id(),

@@ -399,8 +399,8 @@ flags! {
     /// `HSA_SCRATCH_MEM`.
     scratch_mem: bool = false;
     "HSA_SCRATCH_MEM", zero_only_u64, values "0", default "unset", Origin::Rocr,
-    rocr "the per-queue scratch limit in bytes, overriding the agent's",
-    Refused "a per-queue scratch cap is not implemented (scratch grows to what a dispatch needs)";
+    rocr "scratch bytes per work-item the GPU's scratch pool is sized for (32 waves of 64 lanes a CU, for HSA_MAX_QUEUES queues; 0: 2048): the pool all queue scratch comes from, its occupancy limiter reducing waves when it is full",
+    Refused "a scratch pool cap (and the wave limiter it takes when full) is not implemented: queue scratch comes from VRAM as a dispatch needs it";
 
     /// `HSA_DISABLE_FRAGMENT_ALLOCATOR`.
     disable_fragment_allocator: bool = false;
@@ -434,9 +434,9 @@ flags! {
 
     /// `HSA_LOADER_ENABLE_MMAP_URI`.
     loader_enable_mmap_uri: bool = false;
-    "HSA_LOADER_ENABLE_MMAP_URI", zero_only, values "0", default "0", Origin::Rocr,
+    "HSA_LOADER_ENABLE_MMAP_URI", bool01, values "0 or 1", default "0", Origin::Rocr,
     rocr "1: code objects loaded from memory get a file:// URI of the mapped file when there is one",
-    Refused "code objects loaded from memory always get memory:// URIs";
+    Honoured "a C caller's code object in memory is named file:// (path percent-encoded, offset and size unless it is the whole file) when it lies in a loaded ELF file (0, ROCr's default: an embedded fat binary names the program) or, with 1, in any file mapping; else memory://";
 
     /// `HSA_FORCE_SDMA_SIZE` (bytes; only its syntax is checked).
     force_sdma_size: Option<u64> = None;
@@ -459,9 +459,9 @@ flags! {
 
     /// `HSA_CU_MASK_SKIP_INIT`.
     cu_mask_skip_init: bool = false;
-    "HSA_CU_MASK_SKIP_INIT", zero_only, values "0", default "0", Origin::Rocr,
+    "HSA_CU_MASK_SKIP_INIT", bool01, values "0 or 1", default "0", Origin::Rocr,
     rocr "1: queues are created without setting their initial CU mask",
-    Refused "skipping a queue's initial CU mask is not offered: a queue has its mask from creation";
+    Honoured "1: a new queue gets no SET_CU_MASK (it runs on every CU, HSA_CU_MASK not applied until a mask is set) and its mask reads as 0s until one is";
 
     /// `HSA_SVM_GUARD_PAGES` (`None`: unset, libhsakmt's 1).
     svm_guard_pages: Option<u32> = None;
@@ -642,13 +642,13 @@ mod tests {
 
     #[test]
     fn a_refused_value_says_what_is_missing() {
-        let e = with(&[("HSA_CU_MASK_SKIP_INIT", "1")]).unwrap_err();
+        let e = with(&[("HSA_SCRATCH_MEM", "4096")]).unwrap_err();
         assert!(
-            e.message.contains("refused") && e.message.contains("initial CU mask"),
+            e.message.contains("refused") && e.message.contains("scratch pool cap"),
             "{e}"
         );
         // The default itself is accepted.
-        assert!(with(&[("HSA_CU_MASK_SKIP_INIT", "0")]).is_ok());
+        assert!(with(&[("HSA_SCRATCH_MEM", "0")]).is_ok());
         // HSA_ENABLE_DEBUG is honoured: 0 and 1, nothing else.
         assert!(!with(&[("HSA_ENABLE_DEBUG", "0")]).unwrap().enable_debug);
         assert!(with(&[("HSA_ENABLE_DEBUG", "1")]).unwrap().enable_debug);

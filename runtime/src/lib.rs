@@ -55,6 +55,7 @@ pub mod system;
 pub mod system_events;
 mod trace;
 pub mod trap;
+pub mod uri;
 pub mod vmem;
 
 pub use agent::{Agent, AgentRecord, DeviceType};

@@ -368,8 +368,12 @@ impl Queue {
             inner.set_scratch(&req)?;
         }
         // ROCr's queue creation: `SetCUMasking(0, nullptr)`, which applies
-        // HSA_CU_MASK's mask for this GPU (and sets no mask without one).
-        inner.apply_cu_mask(&[])?;
+        // HSA_CU_MASK's mask for this GPU (and sets no mask without one),
+        // unless HSA_CU_MASK_SKIP_INIT=1 (then the mask stays empty and
+        // reads as 0s, as ROCr's GetCUMasking copies none of it).
+        if !core.flags.cu_mask_skip_init {
+            inner.apply_cu_mask(&[])?;
+        }
         core.register_queue(&inner);
         // The trap handler finds the queue's amd_queue_t by its doorbell.
         core.trap

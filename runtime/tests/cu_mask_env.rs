@@ -1,6 +1,7 @@
 //! `HSA_CU_MASK` (ROCr's syntax, `runtime::cu_mask_env`): applied to every
-//! queue the runtime creates on the GPU it names, ANDed with masks set
-//! later; malformed, `hsa_init` fails naming the set. One test: the
+//! queue the runtime creates on the GPU it names (not with
+//! `HSA_CU_MASK_SKIP_INIT=1`), ANDed with masks set later; malformed,
+//! `hsa_init` fails naming the set. One test: the
 //! variable is read when the runtime opens, once per process-wide open.
 
 use std::collections::BTreeSet;
@@ -81,4 +82,48 @@ fn hsa_cu_mask_restricts_every_queue_of_its_gpu() {
         .unwrap();
     assert_eq!(q2.cu_mask(4), [0xf0f, 0, 0, 0]);
     assert_eq!(seen(&q2), env_cus);
+    drop((q, q2));
+    rt.free(out).unwrap();
+    drop((exe, rt));
+
+    // HSA_CU_MASK_SKIP_INIT=1 (ROCr's `cu_mask_skip_init`): a new queue
+    // gets no initial mask, so it runs on every CU and its mask reads 0s;
+    // a mask set later is still ANDed with HSA_CU_MASK's.
+    // SAFETY: as set_env.
+    unsafe { std::env::set_var("HSA_CU_MASK_SKIP_INIT", "1") };
+    let rt = Runtime::init_with(driver::open_sim).unwrap();
+    // SAFETY: as set_env.
+    unsafe { std::env::remove_var("HSA_CU_MASK_SKIP_INIT") };
+    let gpu = rt.gpu_agents().next().unwrap();
+    let exe = rt.load_executable(gpu, CUMASK).unwrap();
+    let k = exe.kernel("hw_id").unwrap().clone();
+    let q = rt
+        .create_queue(gpu, 64, QueueKind::Multiple, None, 0)
+        .unwrap();
+    assert_eq!(q.cu_mask(4), [0, 0, 0, 0]);
+    let out = rt
+        .allocate(rt.kernarg_pool().unwrap(), u64::from(groups) * 4)
+        .unwrap();
+    rt.dispatch(
+        &q,
+        &k,
+        &[ArgValue::Pointer(out)],
+        &Geometry::linear(groups * 64, 64),
+        Duration::from_secs(60),
+    )
+    .unwrap();
+    let mut ids = vec![0u32; groups as usize];
+    // SAFETY: an allocation of `groups` u32s; the kernel has completed.
+    unsafe { std::ptr::copy_nonoverlapping(out as *const u32, ids.as_mut_ptr(), ids.len()) };
+    let cus: BTreeSet<u32> = ids.iter().map(|id| id & 0xff00).collect();
+    assert!(
+        !cus.is_subset(&env_cus),
+        "work-groups ran outside HSA_CU_MASK's CUs: {cus:x?}"
+    );
+    assert!(
+        q.set_cu_mask(&[0xff]).unwrap(),
+        "still ANDed: CU_MASK_REDUCED"
+    );
+    assert_eq!(q.cu_mask(4), [0xf, 0, 0, 0]);
+    rt.free(out).unwrap();
 }
