@@ -237,7 +237,8 @@ fn traps_and_exceptions_reach_the_queue_error_callback() {
 /// `tests/c/cu_mask_scratch.c`, which `scripts/test-rocr-on-sim` runs on
 /// AMD's ROCr over the sim, gives the same answers on ours: use-once
 /// scratch, CU mask statuses and masks with and without `HSA_CU_MASK`,
-/// HW_IDs of a one-CU mask.
+/// HW_IDs of a one-CU mask, and a dispatch whose scratch a small pool
+/// (`HSA_SCRATCH_MEM=64`, `HSA_MAX_QUEUES=1`) cannot hold in full.
 #[test]
 fn cu_masks_and_use_once_scratch_as_on_rocr() {
     let prog = gcc(
@@ -246,7 +247,7 @@ fn cu_masks_and_use_once_scratch_as_on_rocr() {
         &[],
     );
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    for (mode, mask) in [("plain", None), ("env", Some("0:5-9"))] {
+    for (mode, mask) in [("plain", None), ("env", Some("0:5-9")), ("pool", None)] {
         let mut cmd = on_ours(&prog);
         cmd.arg(root.join("runtime/kernels/demo.co"))
             .arg(root.join("sim/tests/kernels/cumask.co"))
@@ -255,6 +256,10 @@ fn cu_masks_and_use_once_scratch_as_on_rocr() {
             Some(m) => cmd.env("HSA_CU_MASK", m),
             None => cmd.env_remove("HSA_CU_MASK"),
         };
+        if mode == "pool" {
+            // A 13 MiB scratch pool, as scripts/test-rocr-on-sim runs it.
+            cmd.env("HSA_SCRATCH_MEM", "64").env("HSA_MAX_QUEUES", "1");
+        }
         let out = run_ok(&mut cmd);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(stdout.contains("cu_mask_scratch: PASS"), "{mode}: {stdout}");

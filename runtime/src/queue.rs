@@ -923,12 +923,14 @@ impl QueueInner {
         let grid = [p.grid_size_x, p.grid_size_y, p.grid_size_z];
         let wg = [p.workgroup_size_x, p.workgroup_size_y, p.workgroup_size_z];
         let waves = crate::scratch::dispatch_waves(&self.scratch_geometry, grid, wg, lanes);
+        let items = wg.iter().map(|&w| u64::from(w.max(1))).product();
         let req = ScratchRequest::new(
             &self.scratch_geometry,
             p.private_segment_size,
             lanes,
             Some(waves),
-        )?;
+        )?
+        .for_groups_of(items);
         self.set_scratch(&req)
     }
 

@@ -68,7 +68,21 @@ pub struct ScratchConfig {
     /// `HSA_SCRATCH_SINGLE_LIMIT_ASYNC` (unset or 0: none, and the
     /// threshold is [`SINGLE_LIMIT_ASYNC_PER_XCC`] times the XCCs).
     pub single_limit_async: Option<u64>,
+    /// `HSA_SCRATCH_MEM`: scratch bytes per work-item the GPU's scratch
+    /// pool is sized for ([`DEFAULT_SCRATCH_BYTES_PER_THREAD`] when unset
+    /// or 0).
+    pub pool_bytes_per_thread: u64,
+    /// `HSA_MAX_QUEUES` as ROCr's `GpuAgent` takes it for the pool: 0 is
+    /// 128, at most 128.
+    pub pool_queues: u64,
+    /// Not `HSA_NO_SCRATCH_THREAD_LIMITER=1`: when scratch for a dispatch
+    /// cannot be had, it gets less, and fewer of its waves run at once.
+    pub thread_limiter: bool,
 }
+
+/// ROCr's `DEFAULT_SCRATCH_BYTES_PER_THREAD`: what the scratch pool is
+/// sized for without `HSA_SCRATCH_MEM`.
+pub const DEFAULT_SCRATCH_BYTES_PER_THREAD: u64 = 2048;
 
 impl Default for ScratchConfig {
     fn default() -> Self {
@@ -77,6 +91,9 @@ impl Default for ScratchConfig {
             reclaim: true,
             async_reclaim: true,
             single_limit_async: None,
+            pool_bytes_per_thread: DEFAULT_SCRATCH_BYTES_PER_THREAD,
+            pool_queues: 128,
+            thread_limiter: true,
         }
     }
 }
@@ -107,15 +124,32 @@ impl ScratchConfig {
             reclaim: !flags.no_scratch_reclaim,
             async_reclaim: flags.enable_scratch_async_reclaim,
             single_limit_async: flags.scratch_single_limit_async.filter(|&v| v != 0),
+            pool_bytes_per_thread: match flags.scratch_mem {
+                0 => DEFAULT_SCRATCH_BYTES_PER_THREAD,
+                v => v,
+            },
+            pool_queues: match flags.max_queues {
+                0 => 128,
+                v => u64::from(v.min(128)),
+            },
+            thread_limiter: !flags.no_scratch_thread_limiter,
         }
     }
 }
 
-/// ROCr's scratch pool: `32 waves * 64 lanes * CUs * 2048 bytes`, 64 KiB
-/// aligned, per queue, for its default 128 queues, at most 4 GiB per XCC.
-fn scratch_pool_bytes(cus: u64, xcc: u64) -> u64 {
-    let per_queue = (32 * 64 * cus * 2048).next_multiple_of(65536);
-    (per_queue * 128).min((4u64 << 30) * xcc)
+/// ROCr's scratch pool (`GpuAgent::InitScratchPool`): `32 waves * 64
+/// lanes * CUs * bytes per work-item`, 64 KiB aligned, per queue, for
+/// `queues` queues, at most 4 GiB per XCC (and that when it comes to 0).
+/// All of a GPU's queue scratch, in use or cached, lies in it.
+pub fn scratch_pool_bytes(cus: u64, xcc: u64, per_thread: u64, queues: u64) -> u64 {
+    let per_queue = (32 * 64 * cus)
+        .saturating_mul(per_thread)
+        .next_multiple_of(65536);
+    let max = MAX_SCRATCH_APERTURE_PER_XCC * xcc;
+    match per_queue.saturating_mul(queues) {
+        0 => max,
+        v => v.min(max),
+    }
 }
 
 /// What a GPU's scratch is made of: the numbers of its topology node the
@@ -181,6 +215,9 @@ pub struct ScratchRequest {
     pub dispatch_size: u64,
     /// Slots this dispatch can use.
     pub dispatch_slots: u64,
+    /// Waves of one of the dispatch's work-groups (0 for a request not
+    /// made for a dispatch, which the wave limiter leaves alone).
+    pub waves_per_group: u64,
 }
 
 impl ScratchRequest {
@@ -215,7 +252,15 @@ impl ScratchRequest {
             device_size: lane_bytes * device_slots,
             dispatch_size: lane_bytes * dispatch_slots,
             dispatch_slots,
+            waves_per_group: 0,
         })
+    }
+
+    /// The request of a dispatch whose work-groups have `items` work-items
+    /// (ROCr's `calc_dispatch_waves_per_group`).
+    pub fn for_groups_of(mut self, items: u64) -> Self {
+        self.waves_per_group = items.div_ceil(u64::from(self.lanes.max(1)));
+        self
     }
 }
 
@@ -241,6 +286,19 @@ pub fn dispatch_waves(g: &ScratchGeometry, grid: [u32; 3], workgroup: [u16; 3], 
         per_engine = 256u64.div_ceil(lanes_per_group).min(16);
     }
     (per_engine * engines).saturating_mul(lanes_per_group.div_ceil(u64::from(lanes.max(1))))
+}
+
+/// The bytes a request asks for: the dispatch's slots when large, every
+/// slot when small, whole pages (ROCr's `main_size` when the allocation is
+/// tried).
+fn large_bytes(req: &ScratchRequest, large: bool) -> u64 {
+    if large {
+        req.dispatch_size
+    } else {
+        req.device_size
+    }
+    .next_multiple_of(4096)
+    .max(4096)
 }
 
 /// A block of scratch memory the cache holds.
@@ -347,7 +405,13 @@ impl ScratchCache {
             .filter(|b| b.gpu_id == gpu_id && b.in_use)
             .map(|b| b.bytes)
             .sum();
-        let small_limit = scratch_pool_bytes(u64::from(g.cus), u64::from(g.xcc)) / 8;
+        let pool = scratch_pool_bytes(
+            u64::from(g.cus),
+            u64::from(g.xcc),
+            self.config.pool_bytes_per_thread,
+            self.config.pool_queues,
+        );
+        let small_limit = pool / 8;
         // Where scratch is reclaimed asynchronously, bound scratch can be
         // taken back at any time: only the threshold makes it use-once.
         let large = USE_ONCE
@@ -359,13 +423,7 @@ impl ScratchCache {
                         || bound.saturating_add(req.device_size) > small_limit
                 }
             };
-        let bytes = if large {
-            req.dispatch_size
-        } else {
-            req.device_size
-        }
-        .next_multiple_of(4096)
-        .max(4096);
+        let bytes = large_bytes(req, large);
         let cached = blocks.iter_mut().find(|b| {
             b.gpu_id == gpu_id
                 && !b.in_use
@@ -383,10 +441,29 @@ impl ScratchCache {
                 large,
             });
         }
-        let va = match core.allocate_on(gpu_id, PoolKind::Vram, bytes) {
-            Ok(va) => va,
+        // A new block, within the GPU's scratch pool; when that or the
+        // allocation fails, ROCr trims the unused blocks and tries again.
+        let fits = |blocks: &[Block], bytes: u64| {
+            let held: u64 = blocks
+                .iter()
+                .filter(|b| b.gpu_id == gpu_id)
+                .map(|b| b.bytes)
+                .sum();
+            held.saturating_add(bytes) <= pool
+        };
+        let new_block = |blocks: &[Block], bytes: u64| {
+            if fits(blocks, bytes) {
+                core.allocate_on(gpu_id, PoolKind::Vram, bytes)
+            } else {
+                Err(Error::new(
+                    Status::OutOfResources,
+                    format!("the GPU's {pool}-byte scratch pool is full"),
+                ))
+            }
+        };
+        let first = match new_block(&blocks, bytes) {
+            Ok(va) => Ok(va),
             Err(_) => {
-                // ROCr: trim the unused blocks and try once more.
                 blocks.retain(|b| {
                     let free = b.gpu_id == gpu_id && !b.in_use;
                     if free {
@@ -394,13 +471,32 @@ impl ScratchCache {
                     }
                     !free
                 });
-                core.allocate_on(gpu_id, PoolKind::Vram, bytes)
-                    .map_err(|e| {
-                        Error::new(
+                new_block(&blocks, bytes)
+            }
+        };
+        let (va, bytes, large) = match first {
+            Ok(va) => (va, bytes, large),
+            Err(e) => {
+                // ROCr's occupancy reduction: as much scratch as can be had
+                // for fewer waves a CU, use-once; the packet processor keeps
+                // the dispatch within the waves it holds.
+                let limited = (USE_ONCE
+                    && self.config.reclaim
+                    && self.config.thread_limiter
+                    && req.waves_per_group > 0)
+                    .then(|| self.limited(g, req, large_bytes(req, large)))
+                    .into_iter()
+                    .flatten()
+                    .find_map(|size| new_block(&blocks, size).ok().map(|va| (va, size)));
+                match limited {
+                    Some((va, size)) => (va, size, true),
+                    None => {
+                        return Err(Error::new(
                             Status::OutOfResources,
                             format!("{bytes} bytes of scratch: {e}"),
-                        )
-                    })?
+                        ));
+                    }
+                }
             }
         };
         blocks.push(Block {
@@ -411,6 +507,31 @@ impl ScratchCache {
             in_use: true,
         });
         Ok(ScratchBlock { va, bytes, large })
+    }
+
+    /// The sizes ROCr's occupancy reduction tries, largest first
+    /// (`GpuAgent::AcquireQueueMainScratch`): the waves `bytes` hold spread
+    /// over the CUs, rounded up to whole work-groups a CU, then fewer
+    /// waves a CU a work-group at a time (a shader engine of each XCC at a
+    /// time once below one work-group, when a work-group's waves are a
+    /// multiple of those), each size whole waves of every CU.
+    fn limited(&self, g: &ScratchGeometry, req: &ScratchRequest, bytes: u64) -> Vec<u64> {
+        let per_wave = (req.size_per_thread * u64::from(g.wavefront_size)).next_multiple_of(1024);
+        let cus = u64::from(g.cus.max(1));
+        let se_per_xcc = u64::from((g.engines / g.xcc.max(1)).max(1));
+        let wpg = req.waves_per_group.max(1);
+        let mut waves_per_cu = (bytes / per_wave / cus).next_multiple_of(wpg);
+        let mut sizes = Vec::new();
+        while waves_per_cu != 0 {
+            sizes.push(waves_per_cu * cus * per_wave);
+            let step = if waves_per_cu <= wpg && se_per_xcc < wpg && wpg % se_per_xcc == 0 {
+                se_per_xcc
+            } else {
+                wpg
+            };
+            waves_per_cu = waves_per_cu.saturating_sub(step);
+        }
+        sizes
     }
 
     /// Gives `block` back: it stays allocated, free for the next request.

@@ -2,10 +2,14 @@
 // with the sim's CU model and use-once scratch: plain C against ROCr's
 // headers.
 //
-//   cu_mask_scratch DEMO_CO CUMASK_CO plain|env
+//   cu_mask_scratch DEMO_CO CUMASK_CO plain|env|pool
 //     DEMO_CO    runtime/kernels/demo.co (private_scratch)
 //     CUMASK_CO  sim/tests/kernels/cumask.co (hw_id)
 //     env        the caller set HSA_CU_MASK=0:5-9
+//     pool       the caller set HSA_SCRATCH_MEM=64 HSA_MAX_QUEUES=1: a
+//                13 MiB scratch pool, which 256 waves of private_scratch
+//                do not fit (the runtime reduces the waves: ROCr's
+//                occupancy reduction); only (1') runs
 //
 // Checks: (1) a dispatch whose scratch for every slot exceeds ROCr's
 // HSA_SCRATCH_SINGLE_LIMIT runs on use-once scratch three times over with
@@ -62,9 +66,10 @@ static void run(const ctx_t *c, hsa_queue_t *q, uint64_t kobj, uint32_t ksz, uin
 
 int main(int argc, char **argv) {
     if (argc != 4) {
-        fprintf(stderr, "usage: cu_mask_scratch DEMO_CO CUMASK_CO plain|env\n");
+        fprintf(stderr, "usage: cu_mask_scratch DEMO_CO CUMASK_CO plain|env|pool\n");
         return 2;
     }
+    int pool = strcmp(argv[3], "pool") == 0;
     // "env": run with HSA_CU_MASK=0:5-9 set by the caller.
     int env = strcmp(argv[3], "env") == 0;
     CHECK(hsa_init(), "hsa_init");
@@ -86,6 +91,27 @@ int main(int argc, char **argv) {
     // single limit, so each dispatch gets scratch for its own 80 waves and
     // the packet processor hands it back (code 512) after it.
     uint32_t n = 40 * 128;
+    if (pool) {
+        // (1') 16384 work-items in groups of 64: 256 waves of scratch,
+        // more than the small pool holds.
+        n = 16384;
+        uint32_t *in = alloc_in(c.cpu_fine, n * 4, &c, "in"), *out = alloc_in(c.cpu_fine, n * 4, &c, "out");
+        for (uint32_t i = 0; i < n; i++) {
+            in[i] = (i * 2654435761u) >> 5;
+            out[i] = 0;
+        }
+        run(&c, q, ks, kss, pss, in, out, n, 64);
+        for (uint32_t i = 0; i < n; i++)
+            EXPECT(out[i] == in[i] * (in[i] & 255), "small pool: out[%u] = %u", i, out[i]);
+        CHECK(hsa_queue_destroy(q), "queue destroy");
+        CHECK(hsa_shut_down(), "hsa_shut_down");
+        if (failures) {
+            fprintf(stderr, "cu_mask_scratch: %d failures\n", failures);
+            return 1;
+        }
+        printf("cu_mask_scratch: PASS\n");
+        return 0;
+    }
     uint32_t *in = alloc_in(c.cpu_fine, n * 4, &c, "in"), *out = alloc_in(c.cpu_fine, n * 4, &c, "out");
     for (uint32_t round = 0; round < 3; round++) {
         for (uint32_t i = 0; i < n; i++) {
