@@ -504,20 +504,26 @@ pub unsafe extern "C" fn hsa_queue_create(
         };
         let a = agent_of(&c, agent)?;
         let addr = Arc::new(AtomicU64::new(0));
-        let callback = cb.map(|f| {
-            let addr = Arc::clone(&addr);
-            let data = data as usize;
-            Box::new(move |status: Status, _id: u64| {
-                // SAFETY: the caller's callback with its data, as registered.
-                unsafe {
-                    f(
-                        status as hsa_status_t,
-                        addr.load(Ordering::Acquire) as *mut c_void,
-                        data as *mut c_void,
-                    )
-                }
-            }) as runtime::queue::ErrorCallback
-        });
+        let callback = match cb {
+            Some(f) => {
+                let addr = Arc::clone(&addr);
+                let data = data as usize;
+                Some(Box::new(move |status: Status, _id: u64| {
+                    // SAFETY: the caller's callback with its data, as registered.
+                    unsafe {
+                        f(
+                            status as hsa_status_t,
+                            addr.load(Ordering::Acquire) as *mut c_void,
+                            data as *mut c_void,
+                        )
+                    }
+                }) as runtime::queue::ErrorCallback)
+            }
+            None if c.rt.flags().enable_queue_fault_message => {
+                Some(default_error_handler(Arc::clone(&addr)))
+            }
+            None => None,
+        };
         let q =
             c.rt.create_queue(a, size, kind, callback, private_segment_size)?;
         let va = q.address();
@@ -529,6 +535,29 @@ pub unsafe extern "C" fn hsa_queue_create(
         // SAFETY: checked non-NULL.
         unsafe { put(queue, va as *mut c_void, "queue") }?;
         OK
+    })
+}
+
+/// ROCr's `Queue::DefaultErrorHandler`, the error callback of a queue
+/// created without one (while `HSA_ENABLE_QUEUE_FAULT_MESSAGE` is not 0):
+/// "Queue at %p inactivated due to async error:\n\t<status string>\n" on
+/// stderr, then `abort()`. A GPU memory fault or hardware exception, which
+/// reaches a queue's callback here but never ROCr's, goes the system event
+/// way instead (ROCr's message and abort there).
+fn default_error_handler(addr: Arc<AtomicU64>) -> runtime::queue::ErrorCallback {
+    Box::new(move |status: Status, _id: u64| {
+        if status == runtime::events::FAULT_STATUS || status == runtime::events::HW_EXCEPTION_STATUS
+        {
+            return;
+        }
+        let text = crate::ext::status_text(status as hsa_status_t)
+            .and_then(|s| s.to_str().ok())
+            .unwrap_or("UNKNOWN ERROR");
+        eprint!(
+            "Queue at {:#x} inactivated due to async error:\n\t{text}\n",
+            addr.load(Ordering::Acquire)
+        );
+        std::process::abort();
     })
 }
 

@@ -74,6 +74,14 @@ const STATUS_STRINGS: &[(u32, &core::ffi::CStr)] = &[
     (44, c"HSA_STATUS_CU_MASK_REDUCED: The CU mask was successfully set but the mask attempted to enable a CU which was disabled for the process.  CUs disabled for the process remain disabled."),
 ];
 
+/// ROCr's text for `status` (`None` for no status of ROCr's).
+pub(crate) fn status_text(status: hsa_status_t) -> Option<&'static core::ffi::CStr> {
+    STATUS_STRINGS
+        .iter()
+        .find(|(v, _)| *v == status)
+        .map(|(_, s)| *s)
+}
+
 /// `hsa_status_string`: ROCr's text (callable before `hsa_init`, as in
 /// ROCr); an unknown status is `INVALID_ARGUMENT`.
 pub unsafe extern "C" fn hsa_status_string(

@@ -229,9 +229,44 @@ fn traps_and_exceptions_reach_the_queue_error_callback() {
     let prog = gcc("hsa_trap", &["../../../tests/c/hsa_trap.c"], &[]);
     let faults =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime/kernels/faults.co");
-    let out = run_ok(on_ours(&prog).arg(faults).arg("debugtrap"));
+    let out = run_ok(on_ours(&prog).arg(&faults).arg("debugtrap"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("hsa_trap: PASS"), "{stdout}");
+
+    // A queue created without a callback gets ROCr's default handler:
+    // its message with the queue's address and the status string, then
+    // SIGABRT; with HSA_ENABLE_QUEUE_FAULT_MESSAGE=0 nothing happens.
+    use std::os::unix::process::ExitStatusExt;
+    let out = on_ours(&prog)
+        .arg(&faults)
+        .arg("default-handler")
+        .env_remove("HSA_ENABLE_QUEUE_FAULT_MESSAGE")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(
+        out.status.signal(),
+        Some(6),
+        "SIGABRT, as ROCr: {stdout} {stderr}"
+    );
+    let queue = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("hsa_trap: queue "))
+        .expect("the queue's address");
+    let want = format!(
+        "Queue at {queue} inactivated due to async error:\n\tHSA_STATUS_ERROR_EXCEPTION: An HSAIL operation resulted in a hardware exception.\n"
+    );
+    assert!(stderr.contains(&want), "{stderr}");
+    let out = on_ours(&prog)
+        .arg(&faults)
+        .arg("default-handler")
+        .env("HSA_ENABLE_QUEUE_FAULT_MESSAGE", "0")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "no abort with the message off");
 }
 
 /// `tests/c/cu_mask_scratch.c`, which `scripts/test-rocr-on-sim` runs on

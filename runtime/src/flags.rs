@@ -375,8 +375,8 @@ flags! {
     /// `HSA_ENABLE_QUEUE_FAULT_MESSAGE`.
     enable_queue_fault_message: bool = true;
     "HSA_ENABLE_QUEUE_FAULT_MESSAGE", bool01, values "0 or 1", default "1", Origin::Rocr,
-    rocr "0: no message on stderr when a queue error has no callback",
-    Ignored "this runtime prints no queue error message: a queue error goes to the queue's callback only";
+    rocr "0: a queue error on a queue created without a callback is not printed (and does not abort), nor are the scratch limiter's debug messages",
+    Honoured "a C queue created without an error callback gets ROCr's default handler (\"Queue at %p inactivated due to async error:\" and the status string on stderr, then abort), none with 0; a Rust queue's errors go to its callback and Queue::error either way";
 
     /// `HSA_CHECK_FLAT_SCRATCH`.
     check_flat_scratch: bool = false;

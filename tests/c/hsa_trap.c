@@ -5,7 +5,14 @@
 // trap handler on the sim's interpreter) and on our runtime's C ABI
 // (cabi/tests/c_programs.rs: our trap handler).
 //
-//   hsa_trap CODE_OBJECT [debugtrap]   (runtime/kernels/faults.co)
+//   hsa_trap CODE_OBJECT [debugtrap|default-handler]   (runtime/kernels/faults.co)
+//
+// With `default-handler`: trap_now on a queue created without an error
+// callback. ROCr's Queue::DefaultErrorHandler then prints "Queue at %p
+// inactivated due to async error:\n\t<status string>" and aborts (unless
+// HSA_ENABLE_QUEUE_FAULT_MESSAGE=0: nothing, and this program exits 3
+// once it has waited 2 s for the abort); the runner checks the SIGABRT
+// and the message.
 //
 // Each on a queue of its own, with an error callback:
 //   1. trap_now (s_trap 2)                 -> HSA_STATUS_ERROR_EXCEPTION
@@ -65,8 +72,9 @@ static void dispatch(const ctx_t *c, hsa_queue_t *q, const char *kernel, const v
 
 int main(int argc, char **argv) {
     int debugtrap = argc == 3 && strcmp(argv[2], "debugtrap") == 0;
-    if (argc != 2 && !debugtrap) {
-        fprintf(stderr, "usage: hsa_trap CODE_OBJECT [debugtrap]\n");
+    int default_handler = argc == 3 && strcmp(argv[2], "default-handler") == 0;
+    if (argc != 2 && !debugtrap && !default_handler) {
+        fprintf(stderr, "usage: hsa_trap CODE_OBJECT [debugtrap|default-handler]\n");
         return 2;
     }
     CHECK(hsa_init(), "hsa_init");
@@ -85,6 +93,20 @@ int main(int argc, char **argv) {
           "executable create");
     CHECK(hsa_executable_load_agent_code_object(exe, c.gpu, reader, NULL, NULL), "load code object");
     CHECK(hsa_executable_freeze(exe, NULL), "freeze");
+
+    if (default_handler) {
+        hsa_queue_t *q;
+        CHECK(hsa_queue_create(c.gpu, 64, HSA_QUEUE_TYPE_MULTI, NULL, NULL, UINT32_MAX, UINT32_MAX, &q), "queue");
+        printf("hsa_trap: queue %p\n", (void *)q);
+        fflush(stdout);
+        hsa_signal_t done;
+        CHECK(hsa_signal_create(1, 0, NULL, &done), "completion signal");
+        dispatch(&c, q, "trap_now", NULL, 0, done);
+        hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, 0, 2000000000ull, HSA_WAIT_STATE_BLOCKED);
+        sleep(2);
+        printf("hsa_trap: no abort\n");
+        return 3;
+    }
 
     const uint64_t hole = 0x0000800000000000ull;
     struct {
