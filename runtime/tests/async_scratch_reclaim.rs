@@ -109,7 +109,12 @@ fn asynchronous_scratch_reclaim_on_the_gfx942_board() {
 /// and the next dispatch asks for scratch again (its private segment no
 /// longer fits: code 1) and gets it.
 fn kept_scratch_is_trimmed_and_granted_again() {
-    let dev = sim::SimBuilder::new().board(sim::Board::Mi300x).build();
+    let trace = std::env::temp_dir().join(format!("async-reclaim-{}.trace", std::process::id()));
+    let _ = std::fs::remove_file(&trace);
+    let dev = sim::SimBuilder::new()
+        .board(sim::Board::Mi300x)
+        .trace(&trace)
+        .build();
     let rt = open(dev, &[]);
     let gpu = rt.gpu_agents().next().unwrap();
     let exe = rt.load_executable(gpu, GFX942).unwrap();
@@ -132,7 +137,25 @@ fn kept_scratch_is_trimmed_and_granted_again() {
     assert!(!held.large, "below the 24 GiB async threshold: kept");
     assert!(held.bytes > 140 << 20, "{} bytes", held.bytes);
     assert_eq!(rt.scratch_usage(gpu).unwrap(), (held.bytes, 0));
+    q.set_priority(kfd::ioctl::QueuePriority::MAX).unwrap();
     assert_eq!(rt.trim_scratch(gpu).unwrap(), held.bytes);
+    // The reclaim suspended and resumed the queue at its priority.
+    let updates: Vec<String> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("AMDKFD_IOC_UPDATE_QUEUE"))
+        .map(|l| l.split_once(" queue_id=").map_or(l, |(_, r)| r).to_owned())
+        .collect();
+    let id = q.kfd_queue_id();
+    assert_eq!(
+        updates,
+        [
+            format!("{id} ring_size=0x1000 pct=100 prio=15 -> 0"),
+            format!("{id} ring_size=0x1000 pct=0 prio=15 -> 0"),
+            format!("{id} ring_size=0x1000 pct=100 prio=15 -> 0"),
+        ],
+        "set_priority, then the reclaim's suspend and resume"
+    );
     assert_eq!(q.scratch().bytes, 0);
     assert_eq!(rt.scratch_usage(gpu).unwrap(), (0, 0));
     assert_eq!(

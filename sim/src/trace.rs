@@ -271,6 +271,15 @@ fn kfd_fields(s: &mut String, code: Opcode, i: &[u8], o: &[u8]) {
                 let _ = write!(w, " queue_id={}", a.queue_id);
             }
         }
+        0x07 => {
+            if let Some(a) = read::<raw::UpdateQueueArgs>(i) {
+                let _ = write!(
+                    w,
+                    " queue_id={} ring_size={:#x} pct={} prio={}",
+                    a.queue_id, a.ring_size, a.queue_percentage, a.queue_priority
+                );
+            }
+        }
         0x08 => {
             if let (Some(a), Some(b)) = (
                 read::<raw::CreateEventArgs>(i),
