@@ -718,12 +718,22 @@ impl QueueInner {
             // The packet `last` is running while the read index is not
             // past it; a queue whose packets never used the scratch (`last`
             // 0 and nothing written) has none to wait for.
+            // ROCr yields in a loop; the wait can last as long as that
+            // dispatch runs, so after a few yields this sleeps, backing off
+            // to 1 ms, and leaves the CPU to the GPU's threads.
             let amd = self.amd();
+            let mut round = 0u32;
             while amd.read_dispatch_id.load(Ordering::Acquire) <= last
                 && amd.write_dispatch_id.load(Ordering::Acquire) > last
                 && !stopped()
             {
-                std::thread::yield_now();
+                if round < 64 {
+                    std::thread::yield_now();
+                } else {
+                    let us = 10u64 << ((round - 64) / 8).min(7);
+                    std::thread::sleep(std::time::Duration::from_micros(us.min(1000)));
+                }
+                round = round.saturating_add(1);
             }
         }
         let bytes = s.block.bytes;
