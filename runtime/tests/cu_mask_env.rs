@@ -23,6 +23,29 @@ fn set_env(v: &str) {
     unsafe { std::env::set_var("HSA_CU_MASK", v) };
 }
 
+/// The CUs (HW_ID's CU, SH and SE fields) `hw_id`'s `groups` work-groups
+/// of 64 ran on, on `q`.
+fn cus_seen(
+    rt: &Runtime,
+    q: &runtime::Queue,
+    k: &runtime::KernelSymbol,
+    out: u64,
+    groups: u32,
+) -> BTreeSet<u32> {
+    rt.dispatch(
+        q,
+        k,
+        &[ArgValue::Pointer(out)],
+        &Geometry::linear(groups * 64, 64),
+        Duration::from_secs(60),
+    )
+    .unwrap();
+    let mut ids = vec![0u32; groups as usize];
+    // SAFETY: an allocation of `groups` u32s; the kernel has completed.
+    unsafe { std::ptr::copy_nonoverlapping(out as *const u32, ids.as_mut_ptr(), ids.len()) };
+    ids.iter().map(|id| id & 0xff00).collect()
+}
+
 #[test]
 fn hsa_cu_mask_restricts_every_queue_of_its_gpu() {
     // Malformed: an error at hsa_init naming the variable and the set.
@@ -47,20 +70,7 @@ fn hsa_cu_mask_restricts_every_queue_of_its_gpu() {
     let out = rt
         .allocate(rt.kernarg_pool().unwrap(), u64::from(groups) * 4)
         .unwrap();
-    let seen = |q: &runtime::Queue| -> BTreeSet<u32> {
-        rt.dispatch(
-            q,
-            &k,
-            &[ArgValue::Pointer(out)],
-            &Geometry::linear(groups * 64, 64),
-            Duration::from_secs(60),
-        )
-        .unwrap();
-        let mut ids = vec![0u32; groups as usize];
-        // SAFETY: an allocation of `groups` u32s; the kernel has completed.
-        unsafe { std::ptr::copy_nonoverlapping(out as *const u32, ids.as_mut_ptr(), ids.len()) };
-        ids.iter().map(|id| id & 0xff00).collect()
-    };
+    let seen = |q: &runtime::Queue| cus_seen(&rt, q, &k, out, groups);
     let env_cus: BTreeSet<u32> = [0, 1, 2, 3, 8, 9, 10, 11].map(cu_of_bit).into();
     assert_eq!(seen(&q), env_cus);
 
@@ -104,18 +114,7 @@ fn hsa_cu_mask_restricts_every_queue_of_its_gpu() {
     let out = rt
         .allocate(rt.kernarg_pool().unwrap(), u64::from(groups) * 4)
         .unwrap();
-    rt.dispatch(
-        &q,
-        &k,
-        &[ArgValue::Pointer(out)],
-        &Geometry::linear(groups * 64, 64),
-        Duration::from_secs(60),
-    )
-    .unwrap();
-    let mut ids = vec![0u32; groups as usize];
-    // SAFETY: an allocation of `groups` u32s; the kernel has completed.
-    unsafe { std::ptr::copy_nonoverlapping(out as *const u32, ids.as_mut_ptr(), ids.len()) };
-    let cus: BTreeSet<u32> = ids.iter().map(|id| id & 0xff00).collect();
+    let cus = cus_seen(&rt, &q, &k, out, groups);
     assert!(
         !cus.is_subset(&env_cus),
         "work-groups ran outside HSA_CU_MASK's CUs: {cus:x?}"

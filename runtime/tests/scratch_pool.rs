@@ -11,9 +11,13 @@
 //! occupancy. 6922240 scratch mapped": the sizes asserted here. Its own
 //! binary: one process runtime, opened three times.
 
+#[path = "support/host_buffers.rs"]
+mod host_buffers;
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use host_buffers::{read_u32s, u32s};
 use runtime::flags::Flags;
 use runtime::{ArgValue, Geometry, InitOptions, QueueKind, Runtime, Status, driver};
 
@@ -28,22 +32,6 @@ fn open(vars: &'static [(&'static str, &'static str)]) -> Runtime {
     })
     .unwrap();
     Runtime::init_with_flags(driver::open_sim, InitOptions::default(), flags).unwrap()
-}
-
-fn u32s(rt: &Runtime, v: &[u32]) -> u64 {
-    let p = rt
-        .allocate(rt.kernarg_pool().unwrap(), (v.len() * 4) as u64)
-        .unwrap();
-    // SAFETY: a fresh CPU-mapped allocation of v.len() u32s.
-    unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), p as *mut u32, v.len()) };
-    p
-}
-
-fn read_u32s(p: u64, n: usize) -> Vec<u32> {
-    let mut out = vec![0u32; n];
-    // SAFETY: an allocation of at least n u32s; the kernel has completed.
-    unsafe { std::ptr::copy_nonoverlapping(p as *const u32, out.as_mut_ptr(), n) };
-    out
 }
 
 /// `private_scratch` over 16384 work-items in groups of 64: 256 waves,
