@@ -5,19 +5,18 @@
 //! On the sim's MI210 (8 shader engines of 13 CUs) mask bit `i` is SE
 //! `i % 8`, CU `i / 8` (amdkfd's `mqd_symmetrically_map_cu_mask`).
 
+#[path = "support/hw_id.rs"]
+mod hw_id;
+
 use std::collections::BTreeSet;
-use std::time::Duration;
+
+use hw_id::{cu_of_bit, cus_seen};
 
 use runtime::driver;
-use runtime::{ArgValue, Geometry, QueueKind, Runtime};
+use runtime::{QueueKind, Runtime};
 
 const CUMASK: &[u8] = include_bytes!("../../sim/tests/kernels/cumask.co");
 const CUS: u32 = 104;
-
-/// HW_ID's CU_ID, SH_ID and SE_ID (bits 15:8) of mask bit `i`.
-fn cu_of_bit(i: u32) -> u32 {
-    ((i / 8) << 8) | ((i % 8) << 13)
-}
 
 fn bits_of(mask: &[u32]) -> BTreeSet<u32> {
     (0..CUS)
@@ -27,31 +26,6 @@ fn bits_of(mask: &[u32]) -> BTreeSet<u32> {
         })
         .map(cu_of_bit)
         .collect()
-}
-
-/// The CUs `groups` workgroups of 64 ran on.
-fn cus_seen(
-    rt: &Runtime,
-    q: &runtime::Queue,
-    k: &runtime::executable::KernelSymbol,
-    groups: u32,
-) -> BTreeSet<u32> {
-    let out = rt
-        .allocate(rt.kernarg_pool().unwrap(), u64::from(groups) * 4)
-        .unwrap();
-    rt.dispatch(
-        q,
-        k,
-        &[ArgValue::Pointer(out)],
-        &Geometry::linear(groups * 64, 64),
-        Duration::from_secs(60),
-    )
-    .unwrap();
-    let mut ids = vec![0u32; groups as usize];
-    // SAFETY: an allocation of `groups` u32s; the kernel has completed.
-    unsafe { std::ptr::copy_nonoverlapping(out as *const u32, ids.as_mut_ptr(), ids.len()) };
-    rt.free(out).unwrap();
-    ids.iter().map(|id| id & 0xff00).collect()
 }
 
 #[test]

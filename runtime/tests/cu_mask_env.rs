@@ -4,46 +4,22 @@
 //! `hsa_init` fails naming the set. One test: the
 //! variable is read when the runtime opens, once per process-wide open.
 
+#[path = "support/hw_id.rs"]
+mod hw_id;
+
 use std::collections::BTreeSet;
-use std::time::Duration;
+
+use hw_id::{cu_of_bit, cus_seen};
 
 use runtime::driver;
-use runtime::{ArgValue, Geometry, QueueKind, Runtime, Status};
+use runtime::{QueueKind, Runtime, Status};
 
 const CUMASK: &[u8] = include_bytes!("../../sim/tests/kernels/cumask.co");
-
-/// HW_ID's CU_ID, SH_ID and SE_ID of mask bit `i` on the sim's MI210.
-fn cu_of_bit(i: u32) -> u32 {
-    ((i / 8) << 8) | ((i % 8) << 13)
-}
 
 fn set_env(v: &str) {
     // SAFETY: this binary's only test is the only thread touching the
     // environment, and no runtime is open while it changes it.
     unsafe { std::env::set_var("HSA_CU_MASK", v) };
-}
-
-/// The CUs (HW_ID's CU, SH and SE fields) `hw_id`'s `groups` work-groups
-/// of 64 ran on, on `q`.
-fn cus_seen(
-    rt: &Runtime,
-    q: &runtime::Queue,
-    k: &runtime::KernelSymbol,
-    out: u64,
-    groups: u32,
-) -> BTreeSet<u32> {
-    rt.dispatch(
-        q,
-        k,
-        &[ArgValue::Pointer(out)],
-        &Geometry::linear(groups * 64, 64),
-        Duration::from_secs(60),
-    )
-    .unwrap();
-    let mut ids = vec![0u32; groups as usize];
-    // SAFETY: an allocation of `groups` u32s; the kernel has completed.
-    unsafe { std::ptr::copy_nonoverlapping(out as *const u32, ids.as_mut_ptr(), ids.len()) };
-    ids.iter().map(|id| id & 0xff00).collect()
 }
 
 #[test]
@@ -67,10 +43,7 @@ fn hsa_cu_mask_restricts_every_queue_of_its_gpu() {
         .unwrap();
     assert_eq!(q.cu_mask(4), [0xf0f, 0, 0, 0]);
     let groups = 64u32;
-    let out = rt
-        .allocate(rt.kernarg_pool().unwrap(), u64::from(groups) * 4)
-        .unwrap();
-    let seen = |q: &runtime::Queue| cus_seen(&rt, q, &k, out, groups);
+    let seen = |q: &runtime::Queue| cus_seen(&rt, q, &k, groups);
     let env_cus: BTreeSet<u32> = [0, 1, 2, 3, 8, 9, 10, 11].map(cu_of_bit).into();
     assert_eq!(seen(&q), env_cus);
 
@@ -93,7 +66,6 @@ fn hsa_cu_mask_restricts_every_queue_of_its_gpu() {
     assert_eq!(q2.cu_mask(4), [0xf0f, 0, 0, 0]);
     assert_eq!(seen(&q2), env_cus);
     drop((q, q2));
-    rt.free(out).unwrap();
     drop((exe, rt));
 
     // HSA_CU_MASK_SKIP_INIT=1 (ROCr's `cu_mask_skip_init`): a new queue
@@ -111,10 +83,7 @@ fn hsa_cu_mask_restricts_every_queue_of_its_gpu() {
         .create_queue(gpu, 64, QueueKind::Multiple, None, 0)
         .unwrap();
     assert_eq!(q.cu_mask(4), [0, 0, 0, 0]);
-    let out = rt
-        .allocate(rt.kernarg_pool().unwrap(), u64::from(groups) * 4)
-        .unwrap();
-    let cus = cus_seen(&rt, &q, &k, out, groups);
+    let cus = cus_seen(&rt, &q, &k, groups);
     assert!(
         !cus.is_subset(&env_cus),
         "work-groups ran outside HSA_CU_MASK's CUs: {cus:x?}"
@@ -124,5 +93,4 @@ fn hsa_cu_mask_restricts_every_queue_of_its_gpu() {
         "still ANDed: CU_MASK_REDUCED"
     );
     assert_eq!(q.cu_mask(4), [0xf, 0, 0, 0]);
-    rt.free(out).unwrap();
 }
