@@ -635,12 +635,62 @@ pub struct LoadedCodeObject {
 /// Picks the code object for `target` out of `bytes` (see the module
 /// documentation); the result owns its bytes.
 pub fn code_object_for(bytes: &[u8], target: &TargetId) -> Result<Vec<u8>> {
+    pick_code_object(bytes, target).map(|p| match p {
+        Picked::In(r) => bytes[r].to_vec(),
+        Picked::Decompressed(v) => v,
+    })
+}
+
+/// Where the code object [`pick_code_object`] chose is.
+enum Picked {
+    /// These bytes of the container (all of them for a plain code object).
+    In(std::ops::Range<usize>),
+    /// Out of a compressed bundle: in no byte range of the container.
+    Decompressed(Vec<u8>),
+}
+
+/// The range of `part`, a subslice of `whole`.
+fn range_in(whole: &[u8], part: &[u8]) -> std::ops::Range<usize> {
+    let start = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+    start..start + part.len()
+}
+
+/// A loaded code object's URI when it is `range` of what `uri` names (a
+/// bundle's entry): the fragment's offset moves by its start and the size
+/// becomes its length; all of it keeps `uri`.
+fn part_uri(uri: &str, whole: usize, range: &std::ops::Range<usize>) -> String {
+    if range.start == 0 && range.len() == whole {
+        return uri.to_string();
+    }
+    let (base, frag) = uri.split_once('#').unwrap_or((uri, ""));
+    let offset = frag
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("offset="))
+        .and_then(|o| match o.strip_prefix("0x") {
+            Some(h) => u64::from_str_radix(h, 16).ok(),
+            None => o.parse().ok(),
+        })
+        .unwrap_or(0);
+    let start = offset + range.start as u64;
+    if base.starts_with("memory://") {
+        format!("{base}#offset={start:#x}&size={}", range.len())
+    } else {
+        format!("{base}#offset={start}&size={}", range.len())
+    }
+}
+
+/// [`code_object_for`], saying where the code object is.
+fn pick_code_object(bytes: &[u8], target: &TargetId) -> Result<Picked> {
     let bad = |m: String| Error::new(Status::InvalidCodeObject, m);
+    let found = |c: Found<'_>| match c {
+        Found::In(part) => Picked::In(range_in(bytes, part)),
+        Found::Decompressed(v) => Picked::Decompressed(v),
+    };
     match Container::parse(bytes).map_err(|e| bad(e.to_string()))? {
         Container::Elf(data) => {
             let machine = data.get(18..20).map(|m| u16::from_le_bytes([m[0], m[1]]));
             if machine == Some(224) {
-                return Ok(data.to_vec());
+                return Ok(Picked::In(range_in(bytes, data)));
             }
             let section = hip_fatbin_section(data)
                 .map_err(|e| bad(format!("host ELF: {e}")))?
@@ -649,7 +699,7 @@ pub fn code_object_for(bytes: &[u8], target: &TargetId) -> Result<Vec<u8>> {
             for item in FatbinBundles::new(section) {
                 let (_, container) = item.map_err(|e| bad(format!(".hip_fatbin: {e}")))?;
                 match from_container(container, target, &mut seen)? {
-                    Some(co) => return Ok(co),
+                    Some(co) => return Ok(found(co)),
                     None => continue,
                 }
             }
@@ -657,9 +707,17 @@ pub fn code_object_for(bytes: &[u8], target: &TargetId) -> Result<Vec<u8>> {
         }
         c => {
             let mut seen = Vec::new();
-            from_container(c, target, &mut seen)?.ok_or_else(|| no_match(target, &seen))
+            from_container(c, target, &mut seen)?
+                .map(found)
+                .ok_or_else(|| no_match(target, &seen))
         }
     }
+}
+
+/// A bundle's entry: borrowed from the container, or decompressed.
+enum Found<'a> {
+    In(&'a [u8]),
+    Decompressed(Vec<u8>),
 }
 
 fn no_match(target: &TargetId, seen: &[String]) -> Error {
@@ -676,31 +734,31 @@ fn no_match(target: &TargetId, seen: &[String]) -> Error {
     )
 }
 
-fn from_container(
-    c: Container<'_>,
+fn from_container<'a>(
+    c: Container<'a>,
     target: &TargetId,
     seen: &mut Vec<String>,
-) -> Result<Option<Vec<u8>>> {
+) -> Result<Option<Found<'a>>> {
     let bad = |m: String| Error::new(Status::InvalidCodeObject, m);
     match c {
-        Container::Bundle(b) => from_bundle(&b, target, seen),
+        Container::Bundle(b) => Ok(from_bundle(&b, target, seen)?.map(Found::In)),
         Container::Compressed(cb) => {
             let data = cb
                 .decompress(MAX_DECOMPRESSED)
                 .map_err(|e| bad(format!("compressed bundle: {e}")))?;
             let b = OffloadBundle::parse(&data)
                 .map_err(|e| bad(format!("decompressed bundle: {e}")))?;
-            from_bundle(&b, target, seen)
+            Ok(from_bundle(&b, target, seen)?.map(|co| Found::Decompressed(co.to_vec())))
         }
         Container::Elf(_) => Err(bad("an ELF file where a bundle was expected".into())),
     }
 }
 
-fn from_bundle(
-    b: &OffloadBundle<'_>,
+fn from_bundle<'a>(
+    b: &OffloadBundle<'a>,
     target: &TargetId,
     seen: &mut Vec<String>,
-) -> Result<Option<Vec<u8>>> {
+) -> Result<Option<&'a [u8]>> {
     for entry in b.entries() {
         let Ok(entry) = entry else { continue };
         if !entry.parsed_id().is_amdhsa() || entry.data.is_empty() {
@@ -715,7 +773,7 @@ fn from_bundle(
             continue;
         };
         if tid.is_compatible(flags.generic_version, target) {
-            return Ok(Some(entry.data.to_vec()));
+            return Ok(Some(entry.data));
         }
     }
     Ok(None)
@@ -1106,7 +1164,26 @@ impl Executable {
                         ),
                     )
                 })?;
-                let co = code_object_for(reader.bytes(), &target)?;
+                // The loaded code object's URI names its own bytes: a
+                // bundle entry's part of what the reader's URI names, or,
+                // out of a compressed bundle, the decompressed copy (kept
+                // with the executable, as a memory reader's bytes are).
+                let (co, uri, keep): (std::borrow::Cow<'_, [u8]>, String, Option<Arc<[u8]>>) =
+                    match pick_code_object(reader.bytes(), &target)? {
+                        Picked::In(r) => {
+                            let uri = part_uri(reader.uri(), reader.bytes().len(), &r);
+                            let keep = reader
+                                .uri
+                                .starts_with("memory://")
+                                .then(|| Arc::clone(&reader.bytes));
+                            (std::borrow::Cow::Borrowed(&reader.bytes()[r]), uri, keep)
+                        }
+                        Picked::Decompressed(v) => {
+                            let bytes: Arc<[u8]> = v.into();
+                            let uri = crate::uri::memory_uri(bytes.as_ptr() as usize, bytes.len());
+                            (std::borrow::Cow::Owned(bytes.to_vec()), uri, Some(bytes))
+                        }
+                    };
                 let tid = check_isa(&co, &target, agent)?;
                 let mut mem = LoaderMemory {
                     core,
@@ -1131,7 +1208,7 @@ impl Executable {
                 }
             }
             l.object.isa = tid.to_string();
-            l.object.uri = reader.uri().to_string();
+            l.object.uri = uri;
             Ok(l)
         });
                 let blocks: Vec<u64> = mem.blocks.iter().map(|b| b.0).collect();
@@ -1142,8 +1219,8 @@ impl Executable {
                             state.add(s);
                         }
                         state.loaded.push(l.object.clone());
-                        if reader.uri.starts_with("memory://") {
-                            state.sources.push(Arc::clone(&reader.bytes));
+                        if let Some(bytes) = keep {
+                            state.sources.push(bytes);
                         }
                         Ok(l.object)
                     }

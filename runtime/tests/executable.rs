@@ -1310,3 +1310,80 @@ fn concurrent_loads_into_one_executable() {
     assert!(exe.get_symbol_by_name("vector_add.kd", Some(g)).is_ok());
     assert!(exe.get_symbol_by_name("use_globals.kd", Some(g)).is_ok());
 }
+
+/// The bytes a loaded code object's URI names: a file's part, or this
+/// process's memory.
+fn bytes_named_by(uri: &str) -> Vec<u8> {
+    let (base, frag) = uri.split_once('#').unwrap_or((uri, ""));
+    let field = |k: &str| {
+        frag.split('&')
+            .find_map(|kv| kv.strip_prefix(k))
+            .map(|v| match v.strip_prefix("0x") {
+                Some(h) => u64::from_str_radix(h, 16).unwrap(),
+                None => v.parse().unwrap(),
+            })
+    };
+    let size = field("size=").expect("a size") as usize;
+    let offset = field("offset=").unwrap_or(0) as usize;
+    if let Some(path) = base.strip_prefix("file://") {
+        std::fs::read(path).unwrap()[offset..offset + size].to_vec()
+    } else {
+        assert!(
+            base.starts_with(&format!("memory://{}", std::process::id())),
+            "{uri}"
+        );
+        // SAFETY: the executable keeps the bytes its memory URI names.
+        unsafe { std::slice::from_raw_parts(offset as *const u8, size) }.to_vec()
+    }
+}
+
+/// A code object loaded out of an offload bundle (made by
+/// clang-offload-bundler-19 around demo.co, after a host entry) gets a URI
+/// naming that code object, not the bundle: the bundle file's part, the
+/// bundle's part in memory, and for a compressed bundle the decompressed
+/// code object the executable keeps. Each named range holds demo.co's bytes.
+#[test]
+fn a_code_object_from_a_bundle_gets_a_uri_of_its_own_bytes() {
+    let demo = std::fs::read(path(DEMO)).unwrap();
+    let dir = std::env::temp_dir().join(format!("exec-bundle-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("host.o");
+    std::fs::write(&empty, b"").unwrap();
+    let bundle = |compress: bool| {
+        let out = dir.join(if compress { "demo.ccob" } else { "demo.bundle" });
+        let mut cmd = std::process::Command::new("clang-offload-bundler-19");
+        cmd.arg("-type=o")
+            .arg("-targets=host-x86_64-unknown-linux-gnu,hipv4-amdgcn-amd-amdhsa--gfx90a")
+            .arg(format!("-input={}", empty.display()))
+            .arg(format!("-input={}", path(DEMO).display()))
+            .arg(format!("-output={}", out.display()));
+        if compress {
+            cmd.arg("-compress");
+        }
+        let st = cmd
+            .status()
+            .expect("clang-offload-bundler-19 (apt-get install clang-19)");
+        assert!(st.success());
+        out
+    };
+    let rt = rt();
+    for compress in [false, true] {
+        let file = bundle(compress);
+        let bytes = std::fs::read(&file).unwrap();
+        assert!(bytes.len() > demo.len() || compress);
+        let from_file = CodeObjectReader::from_path(&file).unwrap();
+        let from_memory = CodeObjectReader::from_memory(bytes).unwrap();
+        for r in [&from_file, &from_memory] {
+            let e = new_exe(&rt);
+            let lo = e.load_agent_code_object(r, gpu(&rt), None).unwrap();
+            if compress {
+                assert!(lo.uri.starts_with("memory://"), "{}", lo.uri);
+            } else {
+                assert_ne!(lo.uri, r.uri(), "the entry's URI, not the bundle's");
+            }
+            assert!(bytes_named_by(&lo.uri) == demo, "{} names demo.co", lo.uri);
+            e.freeze(None).unwrap();
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
