@@ -30,6 +30,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use loader_core::ErrorKind;
+use std::borrow::Cow;
+
 use loader_core::bundle::{Container, FatbinBundles, OffloadBundle, hip_fatbin_section};
 use loader_core::elf::{ElfFile, SHF_WRITE, STB_GLOBAL};
 use loader_core::load::{AgentMemory, LoadError, MemoryError, MemoryOp};
@@ -1168,22 +1170,21 @@ impl Executable {
                 // bundle entry's part of what the reader's URI names, or,
                 // out of a compressed bundle, the decompressed copy (kept
                 // with the executable, as a memory reader's bytes are).
-                let (co, uri, keep): (std::borrow::Cow<'_, [u8]>, String, Option<Arc<[u8]>>) =
-                    match pick_code_object(reader.bytes(), &target)? {
-                        Picked::In(r) => {
-                            let uri = part_uri(reader.uri(), reader.bytes().len(), &r);
-                            let keep = reader
-                                .uri
-                                .starts_with("memory://")
-                                .then(|| Arc::clone(&reader.bytes));
-                            (std::borrow::Cow::Borrowed(&reader.bytes()[r]), uri, keep)
-                        }
-                        Picked::Decompressed(v) => {
-                            let bytes: Arc<[u8]> = v.into();
-                            let uri = crate::uri::memory_uri(bytes.as_ptr() as usize, bytes.len());
-                            (std::borrow::Cow::Owned(bytes.to_vec()), uri, Some(bytes))
-                        }
-                    };
+                let (co, uri, keep) = match pick_code_object(reader.bytes(), &target)? {
+                    Picked::In(r) => {
+                        let uri = part_uri(reader.uri(), reader.bytes().len(), &r);
+                        let keep = reader
+                            .uri
+                            .starts_with("memory://")
+                            .then(|| Arc::clone(&reader.bytes));
+                        (Cow::Borrowed(&reader.bytes()[r]), uri, keep)
+                    }
+                    Picked::Decompressed(v) => {
+                        let bytes: Arc<[u8]> = v.into();
+                        let uri = crate::uri::memory_uri(bytes.as_ptr() as usize, bytes.len());
+                        (Cow::Owned(bytes.to_vec()), uri, Some(bytes))
+                    }
+                };
                 let tid = check_isa(&co, &target, agent)?;
                 let mut mem = LoaderMemory {
                     core,
