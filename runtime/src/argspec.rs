@@ -558,8 +558,82 @@ impl ArgSpec {
                 arg: arg.describe(),
                 sizes,
                 spec: self.text.clone(),
+                form: spec_form(arg),
             })
         }
+    }
+}
+
+/// The scalar type a C/OpenCL/HIP type name stands for (as the metadata's
+/// `.type_name` writes it), if one of ours.
+fn scalar_of_type_name(name: &str) -> Option<ScalarType> {
+    use ScalarType as T;
+    Some(match name.trim() {
+        "char" | "signed char" | "int8_t" => T::I8,
+        "uchar" | "unsigned char" | "uint8_t" | "bool" | "_Bool" => T::U8,
+        "short" | "int16_t" => T::I16,
+        "ushort" | "unsigned short" | "uint16_t" => T::U16,
+        "int" | "int32_t" => T::I32,
+        "uint" | "unsigned int" | "unsigned" | "uint32_t" => T::U32,
+        "long" | "long long" | "int64_t" | "ptrdiff_t" | "intptr_t" => T::I64,
+        "ulong" | "unsigned long" | "unsigned long long" | "uint64_t" | "size_t" | "uintptr_t" => {
+            T::U64
+        }
+        "half" | "_Float16" | "__fp16" | "__half" => T::F16,
+        "float" => T::F32,
+        "double" => T::F64,
+        _ => return None,
+    })
+}
+
+/// The unsigned scalar type of `bytes` bytes, if one.
+fn scalar_of_size(bytes: u32) -> Option<ScalarType> {
+    match bytes {
+        1 => Some(ScalarType::U8),
+        2 => Some(ScalarType::U16),
+        4 => Some(ScalarType::U32),
+        8 => Some(ScalarType::U64),
+        _ => None,
+    }
+}
+
+/// The `--arg` form that fits explicit argument `arg`: `u32:VALUE` for a
+/// `by_value uint`, `buf:f32:COUNT=INIT` for a `global_buffer float*`,
+/// `lds:BYTES` for a dynamic shared pointer (the scalar type from the
+/// metadata's type name, else from the size; words for what no spec
+/// gives): `Err` says why no spec fits.
+pub fn spec_form(arg: &crate::kernarg::ExplicitArg) -> Result<String, String> {
+    let type_name = arg.type_name.as_deref().unwrap_or("");
+    match arg.kind {
+        ArgKind::ByValue => {
+            match scalar_of_type_name(type_name)
+                .filter(|t| t.size() == arg.size)
+                .or_else(|| scalar_of_size(arg.size))
+            {
+                Some(t) => Ok(format!("{t}:VALUE")),
+                None => Err(format!(
+                    "a {}-byte value, and the scalar types are 1, 2, 4 or 8 bytes",
+                    arg.size
+                )),
+            }
+        }
+        ArgKind::GlobalBuffer => {
+            let pointee = type_name
+                .trim_end_matches('*')
+                .split_whitespace()
+                .filter(|w| {
+                    !matches!(
+                        *w,
+                        "global" | "__global" | "const" | "restrict" | "__restrict" | "volatile"
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" ");
+            let t = scalar_of_type_name(&pointee).unwrap_or(ScalarType::U8);
+            Ok(format!("buf:{t}:COUNT=INIT"))
+        }
+        ArgKind::DynamicSharedPointer => Ok("lds:BYTES".to_owned()),
+        other => Err(format!("a {other} argument")),
     }
 }
 
@@ -748,6 +822,8 @@ pub enum ArgSpecError {
         sizes: Option<(u32, u32)>,
         /// The spec as written.
         spec: String,
+        /// The form that fits, or why none does ([`spec_form`]).
+        form: Result<String, String>,
     },
     /// Not one spec per explicit argument.
     Count {
@@ -767,20 +843,31 @@ impl fmt::Display for ArgSpecError {
                 arg,
                 sizes: None,
                 spec,
-            } => write!(f, "--arg {position}: {arg}, got {spec}"),
+                form,
+            } => write!(f, "--arg {position}: {arg}, got {spec}{}", hint(form)),
             Self::Mismatch {
                 position,
                 arg,
                 sizes: Some((want, got)),
                 spec,
+                form,
             } => write!(
                 f,
-                "--arg {position}: {arg} of {want} bytes, got {spec} of {got} bytes"
+                "--arg {position}: {arg} of {want} bytes, got {spec} of {got} bytes{}",
+                hint(form)
             ),
             Self::Count { expected, got } => {
                 write!(f, "kernel takes {expected} explicit arguments, got {got}")
             }
         }
+    }
+}
+
+/// ` (give FORM)`, or ` (no --arg form fits: WHY)`.
+fn hint(form: &Result<String, String>) -> String {
+    match form {
+        Ok(f) => format!(" (give {f})"),
+        Err(why) => format!(" (no --arg form fits: {why})"),
     }
 }
 

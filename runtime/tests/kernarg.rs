@@ -650,7 +650,8 @@ fn argspecs_against_real_layouts() {
     let e = check_all(&good, &l).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "--arg 6: kernel argument 6 (v) is by_value float4 of 16 bytes, got u64:1 of 8 bytes"
+        "--arg 6: kernel argument 6 (v) is by_value float4 of 16 bytes, got u64:1 of 8 bytes \
+         (no --arg form fits: a 16-byte value, and the scalar types are 1, 2, 4 or 8 bytes)"
     );
     for (i, s) in good.iter().enumerate() {
         if i != 6 && i != 9 {
@@ -662,15 +663,15 @@ fn argspecs_against_real_layouts() {
             .check_against(&l, 1)
             .unwrap_err()
             .to_string(),
-        "--arg 1: kernel argument 1 (n) is by_value uint, got buf:u32:16=zero"
+        "--arg 1: kernel argument 1 (n) is by_value uint, got buf:u32:16=zero (give u32:VALUE)"
     );
     assert_eq!(
         spec("u32:1").check_against(&l, 2).unwrap_err().to_string(),
-        "--arg 2: kernel argument 2 (tmp) is dynamic_shared_pointer float*, got u32:1"
+        "--arg 2: kernel argument 2 (tmp) is dynamic_shared_pointer float*, got u32:1 (give lds:BYTES)"
     );
     assert_eq!(
         spec("lds:4").check_against(&l, 0).unwrap_err().to_string(),
-        "--arg 0: kernel argument 0 (a) is global_buffer float*, got lds:4"
+        "--arg 0: kernel argument 0 (a) is global_buffer float*, got lds:4 (give buf:f32:COUNT=INIT)"
     );
     assert_eq!(
         check_all(&good[..3], &l).unwrap_err().to_string(),

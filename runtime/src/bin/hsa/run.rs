@@ -190,7 +190,14 @@ fn run_inner(args: &Args) -> Result<(), Failure> {
         .map_err(|e| Failure::Usage(format!("kernel {}: its kernarg layout: {e}", k.name)))?;
     argspec::check_all(&specs, layout).map_err(|e| match e {
         argspec::ArgSpecError::Count { .. } => {
-            let list: Vec<String> = layout.explicit.iter().map(|a| a.describe()).collect();
+            let list: Vec<String> = layout
+                .explicit
+                .iter()
+                .map(|a| match argspec::spec_form(a) {
+                    Ok(form) => format!("{} (--arg {form})", a.describe()),
+                    Err(why) => format!("{} (no --arg form: {why})", a.describe()),
+                })
+                .collect();
             Failure::Usage(format!(
                 "kernel {}: {e}: {}",
                 k.name,
