@@ -376,7 +376,7 @@ flags! {
     enable_queue_fault_message: bool = true;
     "HSA_ENABLE_QUEUE_FAULT_MESSAGE", bool01, values "0 or 1", default "1", Origin::Rocr,
     rocr "0: a queue error on a queue created without a callback is not printed (and does not abort), nor are the scratch limiter's debug messages",
-    Honoured "a C queue created without an error callback gets ROCr's default handler (\"Queue at %p inactivated due to async error:\" and the status string on stderr, then abort), none with 0; a Rust queue's errors go to its callback and Queue::error either way";
+    Honoured "a C queue created without an error callback gets ROCr's default handler (\"Queue at %p inactivated due to async error:\" and the status string on stderr, then abort), none with 0; a Rust queue's errors go to its callback and Queue::error either way; the wave limiter prints ROCr's lines (\"Failed to map requested scratch ...\") unless 0";
 
     /// `HSA_CHECK_FLAT_SCRATCH`.
     check_flat_scratch: bool = false;

@@ -78,6 +78,9 @@ pub struct ScratchConfig {
     /// Not `HSA_NO_SCRATCH_THREAD_LIMITER=1`: when scratch for a dispatch
     /// cannot be had, it gets less, and fewer of its waves run at once.
     pub thread_limiter: bool,
+    /// Not `HSA_ENABLE_QUEUE_FAULT_MESSAGE=0`: the wave limiter says on
+    /// stderr what it did, in ROCr's words.
+    pub fault_messages: bool,
 }
 
 /// ROCr's `DEFAULT_SCRATCH_BYTES_PER_THREAD`: what the scratch pool is
@@ -94,6 +97,7 @@ impl Default for ScratchConfig {
             pool_bytes_per_thread: DEFAULT_SCRATCH_BYTES_PER_THREAD,
             pool_queues: 128,
             thread_limiter: true,
+            fault_messages: true,
         }
     }
 }
@@ -133,6 +137,7 @@ impl ScratchConfig {
                 v => u64::from(v.min(128)),
             },
             thread_limiter: !flags.no_scratch_thread_limiter,
+            fault_messages: flags.enable_queue_fault_message,
         }
     }
 }
@@ -479,15 +484,37 @@ impl ScratchCache {
             Err(e) => {
                 // ROCr's occupancy reduction: as much scratch as can be had
                 // for fewer waves a CU, use-once; the packet processor keeps
-                // the dispatch within the waves it holds.
-                let limited = (USE_ONCE
+                // the dispatch within the waves it holds. Its messages (on
+                // stderr unless HSA_ENABLE_QUEUE_FAULT_MESSAGE=0) are ROCr's.
+                let limiting = USE_ONCE
                     && self.config.reclaim
                     && self.config.thread_limiter
-                    && req.waves_per_group > 0)
+                    && req.waves_per_group > 0;
+                let say = limiting && self.config.fault_messages;
+                if say {
+                    eprintln!(
+                        "Failed to map requested scratch ({bytes}) - reducing queue occupancy."
+                    );
+                }
+                let limited = limiting
                     .then(|| self.limited(g, req, large_bytes(req, large)))
                     .into_iter()
                     .flatten()
                     .find_map(|size| new_block(&blocks, size).ok().map(|va| (va, size)));
+                if say {
+                    match limited {
+                        Some((_, size)) => {
+                            let per_wave = (req.size_per_thread * u64::from(g.wavefront_size))
+                                .next_multiple_of(1024);
+                            let waves = (size / per_wave) as f32;
+                            eprintln!(
+                                "  {size} scratch mapped, {:.2}% occupancy.",
+                                waves / req.dispatch_slots.max(1) as f32 * 100.0
+                            );
+                        }
+                        None => eprintln!("  Could not allocate scratch for one wave per CU."),
+                    }
+                }
                 match limited {
                     Some((va, size)) => (va, size, true),
                     None => {
