@@ -646,14 +646,7 @@ fn handle_fired(core: &Arc<Core>, list: &[raw::EventData], memory: Option<u32>, 
 /// Every live queue of GPU `gpu_id` stops with `status` (its callback
 /// runs on this thread, with no lock of ours held).
 fn fault_queues(core: &Core, gpu_id: u32, status: Status) {
-    let queues: Vec<_> = {
-        let l = lock(&core.queues.list);
-        l.iter()
-            .filter_map(std::sync::Weak::upgrade)
-            .filter(|q| q.gpu_id == gpu_id)
-            .collect()
-    };
-    for q in queues {
+    for q in core.queues_of_gpu(gpu_id) {
         q.fault(status);
     }
 }

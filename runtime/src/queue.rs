@@ -711,7 +711,7 @@ impl QueueInner {
                     .is_some()
         };
         if !stopped() {
-            self.update_queue(QueuePercentage::new(0).unwrap_or(QueuePercentage::FULL))?;
+            self.update_queue(QueuePercentage::ZERO)?;
             let last = self.scratch_last_used_index();
             self.scratch_max_use_index().store(last, Ordering::Release);
             self.update_queue(QueuePercentage::FULL)?;

@@ -225,6 +225,13 @@ pub struct ScratchRequest {
     pub waves_per_group: u64,
 }
 
+/// The scratch of one wave of `g` at `size_per_thread` bytes a work-item,
+/// in whole KiB (ROCr's `size_per_wave`: `COMPUTE_TMPRING_SIZE.WAVESIZE`
+/// counts KiB).
+fn wave_bytes(g: &ScratchGeometry, size_per_thread: u64) -> u64 {
+    (size_per_thread * u64::from(g.wavefront_size)).next_multiple_of(1024)
+}
+
 impl ScratchRequest {
     /// The request for `private_segment_size` bytes per work-item on waves
     /// of `lanes` lanes, for a dispatch of `dispatch_waves` waves (`None`:
@@ -239,7 +246,7 @@ impl ScratchRequest {
         let lanes = lanes.max(1);
         let size_per_thread =
             u64::from(private_segment_size).next_multiple_of(u64::from((g.granule / lanes).max(1)));
-        let per_wave = (size_per_thread * u64::from(g.wavefront_size)).next_multiple_of(1024);
+        let per_wave = wave_bytes(g, size_per_thread);
         if per_wave > MAX_WAVE_SCRATCH {
             return Err(Error::new(
                 Status::OutOfResources,
@@ -304,6 +311,46 @@ fn large_bytes(req: &ScratchRequest, large: bool) -> u64 {
     }
     .next_multiple_of(4096)
     .max(4096)
+}
+
+/// The sizes ROCr's occupancy reduction tries, largest first
+/// (`GpuAgent::AcquireQueueMainScratch`): the waves `bytes` hold spread
+/// over the CUs, rounded up to whole work-groups a CU, then fewer
+/// waves a CU a work-group at a time (a shader engine of each XCC at a
+/// time once below one work-group, when a work-group's waves are a
+/// multiple of those), each size whole waves of every CU.
+fn limited_sizes(g: &ScratchGeometry, req: &ScratchRequest, bytes: u64) -> Vec<u64> {
+    let per_wave = wave_bytes(g, req.size_per_thread);
+    let cus = u64::from(g.cus.max(1));
+    let se_per_xcc = u64::from((g.engines / g.xcc.max(1)).max(1));
+    let wpg = req.waves_per_group.max(1);
+    let mut waves_per_cu = (bytes / per_wave / cus).next_multiple_of(wpg);
+    let mut sizes = Vec::new();
+    while waves_per_cu != 0 {
+        sizes.push(waves_per_cu * cus * per_wave);
+        let step = if waves_per_cu <= wpg && se_per_xcc < wpg && wpg % se_per_xcc == 0 {
+            se_per_xcc
+        } else {
+            wpg
+        };
+        waves_per_cu = waves_per_cu.saturating_sub(step);
+    }
+    sizes
+}
+
+/// Frees the blocks of `gpu_id` no queue holds (ROCr's
+/// `ScratchCache::trim(false)`); returns the bytes freed.
+fn free_unused(blocks: &mut Vec<Block>, core: &Core, gpu_id: u32) -> u64 {
+    let mut freed = 0;
+    blocks.retain(|b| {
+        let free = b.gpu_id == gpu_id && !b.in_use;
+        if free {
+            freed += b.bytes;
+            let _ = core.free(b.va);
+        }
+        !free
+    });
+    freed
 }
 
 /// A block of scratch memory the cache holds.
@@ -469,13 +516,7 @@ impl ScratchCache {
         let first = match new_block(&blocks, bytes) {
             Ok(va) => Ok(va),
             Err(_) => {
-                blocks.retain(|b| {
-                    let free = b.gpu_id == gpu_id && !b.in_use;
-                    if free {
-                        let _ = core.free(b.va);
-                    }
-                    !free
-                });
+                free_unused(&mut blocks, core, gpu_id);
                 new_block(&blocks, bytes)
             }
         };
@@ -497,16 +538,14 @@ impl ScratchCache {
                     );
                 }
                 let limited = limiting
-                    .then(|| self.limited(g, req, large_bytes(req, large)))
+                    .then(|| limited_sizes(g, req, bytes))
                     .into_iter()
                     .flatten()
                     .find_map(|size| new_block(&blocks, size).ok().map(|va| (va, size)));
                 if say {
                     match limited {
                         Some((_, size)) => {
-                            let per_wave = (req.size_per_thread * u64::from(g.wavefront_size))
-                                .next_multiple_of(1024);
-                            let waves = (size / per_wave) as f32;
+                            let waves = (size / wave_bytes(g, req.size_per_thread)) as f32;
                             eprintln!(
                                 "  {size} scratch mapped, {:.2}% occupancy.",
                                 waves / req.dispatch_slots.max(1) as f32 * 100.0
@@ -536,31 +575,6 @@ impl ScratchCache {
         Ok(ScratchBlock { va, bytes, large })
     }
 
-    /// The sizes ROCr's occupancy reduction tries, largest first
-    /// (`GpuAgent::AcquireQueueMainScratch`): the waves `bytes` hold spread
-    /// over the CUs, rounded up to whole work-groups a CU, then fewer
-    /// waves a CU a work-group at a time (a shader engine of each XCC at a
-    /// time once below one work-group, when a work-group's waves are a
-    /// multiple of those), each size whole waves of every CU.
-    fn limited(&self, g: &ScratchGeometry, req: &ScratchRequest, bytes: u64) -> Vec<u64> {
-        let per_wave = (req.size_per_thread * u64::from(g.wavefront_size)).next_multiple_of(1024);
-        let cus = u64::from(g.cus.max(1));
-        let se_per_xcc = u64::from((g.engines / g.xcc.max(1)).max(1));
-        let wpg = req.waves_per_group.max(1);
-        let mut waves_per_cu = (bytes / per_wave / cus).next_multiple_of(wpg);
-        let mut sizes = Vec::new();
-        while waves_per_cu != 0 {
-            sizes.push(waves_per_cu * cus * per_wave);
-            let step = if waves_per_cu <= wpg && se_per_xcc < wpg && wpg % se_per_xcc == 0 {
-                se_per_xcc
-            } else {
-                wpg
-            };
-            waves_per_cu = waves_per_cu.saturating_sub(step);
-        }
-        sizes
-    }
-
     /// Gives `block` back: it stays allocated, free for the next request.
     pub(crate) fn release(&self, block: &ScratchBlock) {
         if block.va == 0 {
@@ -574,16 +588,7 @@ impl ScratchCache {
     /// Frees every free block of `gpu_id` (`ScratchCache::trim(false)`);
     /// returns how many bytes went back.
     pub(crate) fn trim(&self, core: &Core, gpu_id: u32) -> u64 {
-        let mut freed = 0;
-        self.lock().retain(|b| {
-            let free = b.gpu_id == gpu_id && !b.in_use;
-            if free {
-                freed += b.bytes;
-                let _ = core.free(b.va);
-            }
-            !free
-        });
-        freed
+        free_unused(&mut self.lock(), core, gpu_id)
     }
 
     /// `(bytes in use, bytes cached free)` on `gpu_id`.

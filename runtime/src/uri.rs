@@ -123,7 +123,10 @@ fn in_loaded_elf(address: usize) -> Option<(Vec<u8>, u64, bool)> {
                 } else {
                     name.to_vec()
                 };
-                search.found = Some((path, elf_address - p.p_vaddr + p.p_offset));
+                // Wrapping: a callback of glibc's must not panic, whatever
+                // the headers say.
+                let offset = elf_address.wrapping_sub(p.p_vaddr).wrapping_add(p.p_offset);
+                search.found = Some((path, offset));
                 return 1;
             }
         }
@@ -183,7 +186,7 @@ pub fn mapping_of(maps: &[u8], address: u64, size: u64) -> Option<(u64, Vec<u8>)
             .position(|&b| b == b'/')
             .filter(|_| inode != 0)?;
         let path = line[start..].to_vec();
-        return Some((offset + address - lo, path));
+        return Some((offset.checked_add(address - lo)?, path));
     }
     None
 }

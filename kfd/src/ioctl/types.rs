@@ -96,6 +96,8 @@ pub struct QueuePercentage(u8);
 impl QueuePercentage {
     /// 100 %.
     pub const FULL: Self = Self(KFD_MAX_QUEUE_PERCENTAGE as u8);
+    /// 0 %: the queue is deactivated (unmapped) until set higher again.
+    pub const ZERO: Self = Self(0);
 
     /// A percentage; `None` above 100.
     pub const fn new(p: u32) -> Option<Self> {
