@@ -40,6 +40,7 @@ mod salu;
 mod scheduler;
 mod sdwa;
 mod setup;
+mod shape;
 mod smem;
 mod tbuf;
 mod tlb;

@@ -89,6 +89,68 @@ pub(crate) enum Dst {
 /// The handler of one operation (a family module's function).
 pub(crate) type ExecFn = fn(&mut Wave, &Inst, &mut Ctx<'_>) -> Result<Flow, Fault>;
 
+/// An operation's handler over VGPR shapes ([`super::shape`]): `None`,
+/// having changed nothing, when it does not apply (the ordinary handler
+/// then runs on materialised VGPRs).
+pub(crate) type ShapedFn = fn(&mut Wave, &Inst, &mut Ctx<'_>) -> Option<Result<Flow, Fault>>;
+
+/// Most VGPR ranges an instruction names.
+const MAX_RANGES: usize = 6;
+
+/// The VGPRs an instruction's ordinary handler may read or write: what
+/// the scheduler materialises first while any VGPR is tagged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TouchVgprs {
+    /// None (scalar instructions).
+    None,
+    /// The ranges its operands name: (first VGPR-file index, count), the
+    /// first `.1` of them.
+    Ranges([(u16, u16); MAX_RANGES], u8),
+    /// Any (memory instructions, `v_movrel*`, MFMA): every tagged VGPR.
+    All,
+}
+
+impl TouchVgprs {
+    /// What the operands of `i` name (AGPRs offset by `accum_offset`).
+    fn of(i: &Instruction, accum_offset: u16) -> TouchVgprs {
+        let name = i.opcode().name();
+        match i.encoding() {
+            Encoding::Sop1
+            | Encoding::Sop2
+            | Encoding::Sopk
+            | Encoding::Sopc
+            | Encoding::Sopp
+            | Encoding::Smem => return TouchVgprs::None,
+            Encoding::Vop1
+            | Encoding::Vop2
+            | Encoding::Vopc
+            | Encoding::Vop3
+            | Encoding::Vop3p
+            | Encoding::Sdwa
+            | Encoding::Dpp
+                if !name.starts_with("v_movrel") && !name.starts_with("v_mfma") => {}
+            _ => return TouchVgprs::All,
+        }
+        let mut list = [(0u16, 0u16); MAX_RANGES];
+        let mut n = 0usize;
+        for (_, op) in i.operands() {
+            let range = match op {
+                Operand::Vgpr { index, count } => (u16::from(index), u16::from(count)),
+                Operand::Agpr { index, count } => {
+                    (accum_offset + u16::from(index), u16::from(count))
+                }
+                _ => continue,
+            };
+            if n == MAX_RANGES {
+                return TouchVgprs::All;
+            }
+            list[n] = range;
+            n += 1;
+        }
+        TouchVgprs::Ranges(list, n as u8)
+    }
+}
+
 /// One pre-decoded instruction.
 #[derive(Clone, Debug)]
 pub(crate) struct Inst {
@@ -98,6 +160,11 @@ pub(crate) struct Inst {
     pub exec: ExecFn,
     /// The operation's own handler when `exec` wraps it (SDWA, DPP).
     pub inner: ExecFn,
+    /// Its handler over VGPR shapes, when it has one for this encoding
+    /// and these modifiers.
+    pub shaped: Option<ShapedFn>,
+    /// The VGPRs `exec` may access.
+    pub touch: TouchVgprs,
     /// GPU address.
     pub pc: u64,
     /// Size in bytes.
@@ -323,12 +390,14 @@ impl Program {
     }
 
     /// Resolves an instruction's operands and finds its handler.
-    fn lower(&self, pc: u64, i: Instruction) -> Inst {
+    pub(crate) fn lower(&self, pc: u64, i: Instruction) -> Inst {
         let r = &self.resolve;
         let mut inst = Inst {
             op: i.opcode(),
             exec: super::illegal,
             inner: super::illegal,
+            shaped: None,
+            touch: TouchVgprs::of(&i, r.accum_offset),
             pc,
             len: i.len() as u8,
             vdst: Dst::None,
@@ -450,6 +519,9 @@ impl Program {
                 _ => inst.exec = f,
             }
         }
+        if let Ok(d) = &inst.decoded {
+            inst.shaped = super::shape::handler(&inst, d.encoding());
+        }
         inst
     }
 }
@@ -481,6 +553,8 @@ fn undecodable(pc: u64, e: isa::DecodeError) -> Inst {
         op: Opcode::S_NOP,
         exec: super::undecodable,
         inner: super::undecodable,
+        shaped: None,
+        touch: TouchVgprs::None,
         pc,
         len: 4,
         vdst: Dst::None,

@@ -351,10 +351,22 @@ fn run_wave(
                 coverage::count(c, inst);
             }
             let r = if w.mode & GPR_IDX_EN != 0 && inst.valu {
+                // M0 moves the operands: any VGPR may be one.
+                w.materialize_all();
                 let x = inst.indexed(w.m0());
                 (x.exec)(w, &x, ctx)
             } else {
-                (inst.exec)(w, inst, ctx)
+                // Over VGPR shapes when the operation has a handler for
+                // them and it applies; else on materialised lanes.
+                match inst.shaped.and_then(|f| f(w, inst, ctx)) {
+                    Some(r) => r,
+                    None => {
+                        if w.has_tags() {
+                            w.materialize_for(inst);
+                        }
+                        (inst.exec)(w, inst, ctx)
+                    }
+                }
             };
             // An exception enters the trap handler, if there is one.
             let flow = match r {

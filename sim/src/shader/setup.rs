@@ -12,6 +12,7 @@ use loader_core::kernel_descriptor::{
 };
 
 use super::program::Resolve;
+use super::shape::Affine;
 use super::wave::{LANES, Wave};
 use crate::dispatch::{Dispatch, ShaderFault};
 use crate::memory::{DeviceMemory, GpuMemory};
@@ -126,6 +127,45 @@ fn abort(what: impl std::fmt::Display) -> ShaderFault {
 }
 
 impl Launch {
+    /// A launch of nothing in particular (a zero gfx90a descriptor, one
+    /// work-item, 16 VGPRs): the context unit tests run single
+    /// instructions in.
+    #[cfg(test)]
+    pub(crate) fn for_tests() -> Launch {
+        let kd = KernelDescriptor::parse(&[0u8; 64])
+            .and_then(|k| k.decode(GpuFamily::Gfx90a))
+            .expect("a zero descriptor decodes");
+        Launch {
+            entry: 0,
+            kd,
+            user_sgprs: Vec::new(),
+            workgroup_id: [false; 3],
+            workgroup_info: false,
+            scratch_wave_offset: false,
+            architected_scratch_base: None,
+            workitem_dims: 1,
+            packed_workitem_ids: true,
+            vgprs: 16,
+            mode: 0,
+            lds_bytes: 0,
+            workgroup_size: [1; 3],
+            grid_size: [1; 3],
+            groups: [1; 3],
+            scratch_wave_bytes: 0,
+            scratch_slots: 0,
+            compute_units: Vec::new(),
+            resolve: Resolve {
+                accum_offset: 16,
+                shared_base: SHARED_BASE,
+                private_base: PRIVATE_BASE,
+            },
+            queue_id: 0,
+            trap: None,
+            doorbell_id: 0,
+            ttmp: None,
+        }
+    }
+
     /// The dispatch's state, from its packet, descriptor and queue.
     pub fn new(d: &Dispatch<'_>, processor: Processor) -> Result<Self, ShaderFault> {
         let family = family(processor);
@@ -345,8 +385,6 @@ impl Launch {
         // Work-item ids, X fastest over the (possibly partial) group.
         let items = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]);
         let first = u64::from(k) * LANES as u64;
-        let mut exec = 0u64;
-        let mut ids = [[0u32; LANES]; 3];
         let sx = u64::from(size[0]).max(1);
         let sy = u64::from(size[1]).max(1);
         // The first lane's id by division, the others by counting on.
@@ -356,17 +394,41 @@ impl Launch {
             (first / (sx * sy)) as u32,
         );
         if first + LANES as u64 <= items && u64::from(x) + LANES as u64 <= sx {
-            // The whole wave lies in one row of X: ids count up from x.
-            exec = u64::MAX;
-            for l in 0..LANES {
-                ids[0][l] = x + l as u32;
-                ids[1][l] = y;
-                ids[2][l] = z;
+            // The whole wave lies in one row of X: ids count up from x, as
+            // shapes (no lanes written). x + 63 < 1024, so the packed X
+            // field never carries into Y.
+            w.set_s64(super::program::EXEC, u64::MAX);
+            let y = if self.workitem_dims > 1 { y } else { 0 };
+            let z = if self.workitem_dims > 2 { z } else { 0 };
+            let tagged = if self.packed_workitem_ids {
+                w.tag(
+                    0,
+                    Affine {
+                        base: x | (y << 10) | (z << 20),
+                        stride: 1,
+                    },
+                )
+            } else {
+                let ids = [
+                    Affine { base: x, stride: 1 },
+                    Affine::uniform(y),
+                    Affine::uniform(z),
+                ];
+                ids.iter()
+                    .take(usize::from(self.workitem_dims))
+                    .enumerate()
+                    .all(|(d, &a)| w.tag(d as u16, a))
+            };
+            if !tagged {
+                return Err(abort("no VGPR for the work-item ids"));
             }
+            return Ok(());
         }
+        let mut exec = 0u64;
+        let mut ids = [[0u32; LANES]; 3];
         for l in 0..LANES {
             let n = first + l as u64;
-            if n >= items || exec == u64::MAX {
+            if n >= items {
                 break;
             }
             exec |= 1 << l;
@@ -384,7 +446,9 @@ impl Launch {
             }
         }
         w.set_s64(super::program::EXEC, exec);
+        // Every lane of the id VGPRs is written (inactive ones 0).
         if self.packed_workitem_ids {
+            w.untag(0);
             let v0 = w
                 .vreg_mut(0)
                 .map_err(|_| abort("no VGPR for the work-item ids"))?;
@@ -395,6 +459,7 @@ impl Launch {
             }
         } else {
             for (d, lanes) in ids.iter().enumerate().take(usize::from(self.workitem_dims)) {
+                w.untag(d);
                 let r = w
                     .vreg_mut(d as u16)
                     .map_err(|_| abort("no VGPR for the work-item ids"))?;

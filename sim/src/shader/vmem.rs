@@ -26,7 +26,7 @@ use std::sync::atomic::Ordering;
 
 use isa::Opcode;
 
-use super::program::{Dst, ExecFn, FLAT_SCRATCH, Inst, Src};
+use super::program::{Dst, ExecFn, FLAT_SCRATCH, Inst, ShapedFn, Src};
 use super::setup::{PRIVATE_BASE, SHARED_BASE};
 use super::wave::{LANES, Ty, Wave};
 use super::{Ctx, Fault, Flow};
@@ -300,27 +300,7 @@ fn load_dwords<const SEG: u8>(
         return false;
     };
     if let Some(lo) = unit_stride(&a, exec, dwords) {
-        // Lane l reads dwords [l * dwords, (l + 1) * dwords) of one
-        // aligned span: no per-lane index or mask.
-        let len = (LANES * 4 * dwords) as u64;
-        let Some(r) = ctx.mem.range(lo, len, false) else {
-            return false;
-        };
-        let Some(m) = r.u32s(lo, len) else {
-            return false;
-        };
-        if dwords == 1 {
-            for (lane, word) in w.v[d].iter_mut().zip(m) {
-                *lane = word.load(Ordering::Relaxed);
-            }
-        } else {
-            for (l, lane) in m.chunks_exact(dwords).enumerate() {
-                for (k, word) in lane.iter().enumerate() {
-                    w.v[d + k][l] = word.load(Ordering::Relaxed);
-                }
-            }
-        }
-        return true;
+        return load_span(w, ctx, lo, d, dwords);
     }
     let Some((lo, len)) = span(&a, exec, 4 * dwords as u64) else {
         return false;
@@ -357,26 +337,7 @@ fn store_dwords<const SEG: u8>(
         return false;
     };
     if let Some(lo) = unit_stride(&a, exec, dwords) {
-        // Lanes write disjoint consecutive dwords: their order is moot.
-        let len = (LANES * 4 * dwords) as u64;
-        let Some(r) = ctx.mem.range(lo, len, true) else {
-            return false;
-        };
-        let Some(m) = r.u32s(lo, len) else {
-            return false;
-        };
-        if dwords == 1 {
-            for (word, lane) in m.iter().zip(&w.v[s]) {
-                word.store(*lane, Ordering::Relaxed);
-            }
-        } else {
-            for (l, lane) in m.chunks_exact(dwords).enumerate() {
-                for (k, word) in lane.iter().enumerate() {
-                    word.store(w.v[s + k][l], Ordering::Relaxed);
-                }
-            }
-        }
-        return true;
+        return store_span(w, ctx, lo, s, dwords);
     }
     let Some((lo, len)) = span(&a, exec, 4 * dwords as u64) else {
         return false;
@@ -396,6 +357,132 @@ fn store_dwords<const SEG: u8>(
         }
     }
     true
+}
+
+/// Every lane's `dwords` dwords from the span at `lo` (lane `l`'s at
+/// `lo + 4 * dwords * l`) into VGPRs `d..d + dwords`, through one borrow
+/// of the mapped range: no per-lane index or mask. False (having changed
+/// nothing) when the span is not inside one mapped range.
+#[inline]
+fn load_span(w: &mut Wave, ctx: &Ctx<'_>, lo: u64, d: usize, dwords: usize) -> bool {
+    let len = (LANES * 4 * dwords) as u64;
+    let Some(r) = ctx.mem.range(lo, len, false) else {
+        return false;
+    };
+    let Some(m) = r.u32s(lo, len) else {
+        return false;
+    };
+    if dwords == 1 {
+        for (lane, word) in w.v[d].iter_mut().zip(m) {
+            *lane = word.load(Ordering::Relaxed);
+        }
+    } else {
+        for (l, lane) in m.chunks_exact(dwords).enumerate() {
+            for (k, word) in lane.iter().enumerate() {
+                w.v[d + k][l] = word.load(Ordering::Relaxed);
+            }
+        }
+    }
+    true
+}
+
+/// The store of [`load_span`]: VGPRs `s..s + dwords` to the span at `lo`
+/// (lanes write disjoint dwords: their order is moot).
+#[inline]
+fn store_span(w: &Wave, ctx: &Ctx<'_>, lo: u64, s: usize, dwords: usize) -> bool {
+    let len = (LANES * 4 * dwords) as u64;
+    let Some(r) = ctx.mem.range(lo, len, true) else {
+        return false;
+    };
+    let Some(m) = r.u32s(lo, len) else {
+        return false;
+    };
+    if dwords == 1 {
+        for (word, lane) in m.iter().zip(&w.v[s]) {
+            word.store(*lane, Ordering::Relaxed);
+        }
+    } else {
+        for (l, lane) in m.chunks_exact(dwords).enumerate() {
+            for (k, word) in lane.iter().enumerate() {
+                word.store(w.v[s + k][l], Ordering::Relaxed);
+            }
+        }
+    }
+    true
+}
+
+/// A dword load (1-4 a lane) whose address is a shape of stride `4 *
+/// dwords` ([`super::shape::unit_stride_address`]), EXEC all ones: one
+/// copy of the span into the destination VGPRs, which are then
+/// materialised (every lane written). `None` (nothing changed) when it
+/// does not apply.
+fn shaped_load<const SEG: u8, const KIND: u8>(
+    w: &mut Wave,
+    i: &Inst,
+    ctx: &mut Ctx<'_>,
+) -> Option<Result<Flow, Fault>> {
+    let Dst::V(d) = i.vdst else { return None };
+    let (d, dwords) = (usize::from(d), load_bytes(KIND) / 4);
+    if w.exec() != u64::MAX || d + dwords > w.v.len() {
+        return None;
+    }
+    let lo = super::shape::unit_stride_address(w, i, SEG == FLAT, dwords)?;
+    if !load_span(w, ctx, lo, d, dwords) {
+        return None;
+    }
+    for k in d..d + dwords {
+        w.untag(k);
+    }
+    Some(Ok(Flow::Next))
+}
+
+/// The store of [`shaped_load`] (the data VGPRs materialised first).
+fn shaped_store<const SEG: u8, const KIND: u8>(
+    w: &mut Wave,
+    i: &Inst,
+    ctx: &mut Ctx<'_>,
+) -> Option<Result<Flow, Fault>> {
+    let Src::V(s) = i.data else { return None };
+    let (s, dwords) = (usize::from(s), load_bytes(KIND) / 4);
+    if w.exec() != u64::MAX || s + dwords > w.v.len() {
+        return None;
+    }
+    let lo = super::shape::unit_stride_address(w, i, SEG == FLAT, dwords)?;
+    w.materialize_range(s, dwords);
+    if !store_span(w, ctx, lo, s, dwords) {
+        return None;
+    }
+    Some(Ok(Flow::Next))
+}
+
+/// The shape handler of a FLAT/GLOBAL dword load or store (1-4 dwords).
+pub(crate) fn shaped(op: Opcode) -> Option<ShapedFn> {
+    let name = op.name();
+    let (flat, rest) = if let Some(r) = name.strip_prefix("flat_") {
+        (true, r)
+    } else {
+        (false, name.strip_prefix("global_")?)
+    };
+    macro_rules! pick {
+        ($f:ident) => {
+            match (flat, rest.rsplit_once('_').map_or(rest, |(_, k)| k)) {
+                (true, "dword") => Some($f::<FLAT, DWORD> as ShapedFn),
+                (true, "dwordx2") => Some($f::<FLAT, X2>),
+                (true, "dwordx3") => Some($f::<FLAT, X3>),
+                (true, "dwordx4") => Some($f::<FLAT, X4>),
+                (false, "dword") => Some($f::<GLOBAL, DWORD>),
+                (false, "dwordx2") => Some($f::<GLOBAL, X2>),
+                (false, "dwordx3") => Some($f::<GLOBAL, X3>),
+                (false, "dwordx4") => Some($f::<GLOBAL, X4>),
+                _ => None,
+            }
+        };
+    }
+    match rest.split_once('_')?.0 {
+        "load" if !rest.starts_with("load_lds") => pick!(shaped_load),
+        "store" => pick!(shaped_store),
+        _ => None,
+    }
 }
 
 // Load kinds.

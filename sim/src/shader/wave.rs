@@ -11,7 +11,8 @@
 use isa::FloatConst;
 
 use super::Fault;
-use super::program::{Dst, EXEC, M0, SCALAR_FILE, Src, VCC};
+use super::program::{Dst, EXEC, Inst, M0, SCALAR_FILE, Src, TouchVgprs, VCC};
+use super::shape::Affine;
 
 /// Lanes of a wave64.
 pub(crate) const LANES: usize = 64;
@@ -54,12 +55,20 @@ pub(crate) enum Ty {
 }
 
 /// A wavefront.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Wave {
     /// The scalar register file, indexed by operand code.
     pub s: [u32; SCALAR_FILE],
-    /// The VGPR file (AGPRs from `accum_offset`).
+    /// The VGPR file (AGPRs from `accum_offset`). A VGPR that is tagged
+    /// ([`Wave::shape`]) holds stale lanes: its value is its shape.
     pub v: Vec<Lanes>,
+    /// The VGPRs' shapes ([`super::shape`]): VGPR `r`'s lanes are
+    /// `shapes[r]` while bit `r` of `tagged` is set.
+    shapes: Vec<Affine>,
+    /// One bit per VGPR: its value is its shape, not its lanes in `v`.
+    tagged: Vec<u64>,
+    /// Set bits in `tagged`.
+    ntagged: u32,
     /// SDWA sources 0 and 1 after their byte/word select (`Src::Staged`).
     pub staged: [Lanes; 2],
     /// Scalar and constant sources splat across the lanes
@@ -92,9 +101,12 @@ pub(crate) struct Wave {
 impl Wave {
     /// A wave with `vgprs` VGPRs (AGPRs included), all zero.
     pub fn new(vgprs: usize) -> Self {
-        Self {
+        let mut w = Self {
             s: [0; SCALAR_FILE],
             v: vec![[0; LANES]; vgprs],
+            shapes: Vec::new(),
+            tagged: Vec::new(),
+            ntagged: 0,
             staged: [[0; LANES]; 2],
             splat: [[0; LANES]; 3],
             scc: false,
@@ -107,16 +119,16 @@ impl Wave {
             id_in_group: 0,
             hw_id: 0,
             executed: 0,
-        }
+        };
+        w.tag_all_zero(vgprs);
+        w
     }
 
     /// Resets for a new launch, keeping the allocations.
     pub fn reset(&mut self, vgprs: usize) {
         self.s = [0; SCALAR_FILE];
         self.v.resize(vgprs, [0; LANES]);
-        for r in &mut self.v {
-            *r = [0; LANES];
-        }
+        self.tag_all_zero(vgprs);
         self.scc = false;
         self.mode = 0;
         self.trapsts = 0;
@@ -125,6 +137,121 @@ impl Wave {
         self.index = 0;
         self.state = WaveState::Ready;
         self.executed = 0;
+    }
+
+    /// Every VGPR zero, as a uniform shape (no lanes written).
+    fn tag_all_zero(&mut self, vgprs: usize) {
+        self.shapes.clear();
+        self.shapes.resize(vgprs, Affine::uniform(0));
+        self.tagged.clear();
+        self.tagged.resize(vgprs.div_ceil(64), u64::MAX);
+        if vgprs % 64 != 0 {
+            if let Some(last) = self.tagged.last_mut() {
+                *last = (1u64 << (vgprs % 64)) - 1;
+            }
+        }
+        self.ntagged = vgprs as u32;
+    }
+
+    /// Whether VGPR `r` is tagged (its value is its shape).
+    #[inline]
+    pub fn is_tagged(&self, r: usize) -> bool {
+        self.tagged
+            .get(r / 64)
+            .is_some_and(|b| b >> (r % 64) & 1 != 0)
+    }
+
+    /// Whether any VGPR is tagged.
+    #[inline]
+    pub fn has_tags(&self) -> bool {
+        self.ntagged != 0
+    }
+
+    /// VGPR `r`'s shape, when it is tagged.
+    #[inline]
+    pub fn shape(&self, r: u16) -> Option<Affine> {
+        let r = usize::from(r);
+        if self.is_tagged(r) {
+            Some(self.shapes[r])
+        } else {
+            None
+        }
+    }
+
+    /// Makes VGPR `r`'s value `a` (every lane); false, changing nothing,
+    /// when `r` is past the file.
+    #[inline]
+    pub fn tag(&mut self, r: u16, a: Affine) -> bool {
+        let r = usize::from(r);
+        if r >= self.shapes.len() {
+            return false;
+        }
+        self.shapes[r] = a;
+        let bits = &mut self.tagged[r / 64];
+        if *bits >> (r % 64) & 1 == 0 {
+            *bits |= 1 << (r % 64);
+            self.ntagged += 1;
+        }
+        true
+    }
+
+    /// Drops VGPR `r`'s tag without writing its lanes: for a caller that
+    /// has just written all 64 of them.
+    #[inline]
+    pub fn untag(&mut self, r: usize) {
+        if let Some(bits) = self.tagged.get_mut(r / 64) {
+            if *bits >> (r % 64) & 1 != 0 {
+                *bits &= !(1 << (r % 64));
+                self.ntagged -= 1;
+            }
+        }
+    }
+
+    /// Writes a tagged VGPR's lanes from its shape and drops the tag.
+    #[inline]
+    pub fn materialize(&mut self, r: usize) {
+        if self.is_tagged(r) {
+            self.v[r] = self.shapes[r].lanes();
+            self.untag(r);
+        }
+    }
+
+    /// [`Wave::materialize`] for VGPRs `r..r + n` (those in the file).
+    #[inline]
+    pub fn materialize_range(&mut self, r: usize, n: usize) {
+        for k in r..(r + n).min(self.v.len()) {
+            self.materialize(k);
+        }
+    }
+
+    /// Materialises every tagged VGPR.
+    pub fn materialize_all(&mut self) {
+        for word in 0..self.tagged.len() {
+            let mut bits = self.tagged[word];
+            while bits != 0 {
+                let r = word * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                self.v[r] = self.shapes[r].lanes();
+            }
+            self.tagged[word] = 0;
+        }
+        self.ntagged = 0;
+    }
+
+    /// Materialises what `inst`'s ordinary handler may read or write: the
+    /// VGPRs its operands name, or every tagged VGPR when the operands do
+    /// not say (memory instructions, `v_movrel*`, MFMA).
+    #[inline]
+    pub fn materialize_for(&mut self, inst: &Inst) {
+        match &inst.touch {
+            TouchVgprs::None => {}
+            TouchVgprs::Ranges(list, len) => {
+                for &(r, n) in &list[..usize::from(*len)] {
+                    self.materialize_range(usize::from(r), usize::from(n));
+                }
+            }
+            TouchVgprs::All => self.materialize_all(),
+        }
     }
 
     /// EXEC.
@@ -161,6 +288,10 @@ impl Wave {
     }
 
     fn vreg(&self, i: u16) -> Result<&Lanes, Fault> {
+        debug_assert!(
+            !self.is_tagged(usize::from(i)),
+            "v{i} is read as lanes while tagged"
+        );
         self.v
             .get(usize::from(i))
             .ok_or_else(|| Fault::Abort(format!("v{i} is past the wave's {} VGPRs", self.v.len())))
@@ -169,6 +300,10 @@ impl Wave {
     /// VGPR `i` for writing.
     #[inline]
     pub fn vreg_mut(&mut self, i: u16) -> Result<&mut Lanes, Fault> {
+        debug_assert!(
+            !self.is_tagged(usize::from(i)),
+            "v{i} is written as lanes while tagged"
+        );
         let n = self.v.len();
         self.v
             .get_mut(usize::from(i))
@@ -423,6 +558,11 @@ impl Wave {
                 i + 1
             )));
         }
+        debug_assert!(
+            !self.is_tagged(usize::from(i)) && !self.is_tagged(usize::from(i) + 1),
+            "v[{i}:{}] is written as lanes while tagged",
+            i + 1
+        );
         let (lo, hi) = self.v.split_at_mut(usize::from(i) + 1);
         let lo = &mut lo[usize::from(i)];
         let hi = &mut hi[0];

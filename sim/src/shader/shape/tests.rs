@@ -1,0 +1,258 @@
+//! Each shape handler against the ordinary handler of the same decoded
+//! instruction (encodings from llvm-mc-19, `encodings.rs`): the same wave,
+//! random shapes and materialised VGPRs, random scalars and lane masks,
+//! run both ways; the VGPRs, SGPRs (VCC, EXEC, `sdst`) and SCC must agree
+//! bit for bit. The shapes include lanes that cross 2^31, 2^32 and (as
+//! pairs) 2^64, where the exact rules must fall back or split a mask.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::Instant;
+
+use isa::{Decoder, Processor};
+
+use super::super::program::{EXEC, Inst, Program, VCC};
+use super::super::setup::Launch;
+use super::super::tlb::Tlb;
+use super::super::wave::{LANES, Wave};
+use super::super::{Ctx, Flow};
+use super::Affine;
+use super::encodings::CASES;
+use crate::memory::GpuMemory;
+
+/// xorshift64*.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+
+    /// Edge values, small ones and random ones.
+    fn value(&mut self) -> u32 {
+        match self.below(3) {
+            0 => self.pick(&[
+                0,
+                1,
+                2,
+                3,
+                4,
+                10,
+                16,
+                31,
+                32,
+                63,
+                64,
+                0x3ff,
+                0x7fff_ffff,
+                0x8000_0000,
+                0x8000_0001,
+                0xffff_fffe,
+                0xffff_ffff,
+            ]),
+            1 => self.below(256) as u32,
+            _ => self.next() as u32,
+        }
+    }
+
+    fn stride(&mut self) -> u32 {
+        match self.below(3) {
+            0 => self.pick(&[1, 2, 4, 8, 16, 0x400, 1 << 20, 0xffff_ffff, 0xffff_fffc]),
+            1 => (self.below(33) as u32).wrapping_sub(16),
+            _ => self.next() as u32,
+        }
+    }
+
+    fn shape(&mut self) -> Affine {
+        match self.below(20) {
+            0..=6 => Affine::uniform(self.value()),
+            7..=13 => Affine {
+                base: self.value(),
+                stride: self.stride(),
+            },
+            // Lane k is the first past 2^32 (or 2^31).
+            14..=16 => {
+                let s = self.stride().max(1);
+                let k = self.below(LANES as u64) as u32;
+                let edge: u32 = if self.below(2) == 0 { 0 } else { 0x8000_0000 };
+                Affine {
+                    base: edge.wrapping_sub(s.wrapping_mul(k)),
+                    stride: s,
+                }
+            }
+            _ => Affine {
+                base: self.next() as u32,
+                stride: self.next() as u32,
+            },
+        }
+    }
+
+    fn mask(&mut self) -> u64 {
+        match self.below(3) {
+            0 => 0,
+            1 => u64::MAX,
+            _ => self.next(),
+        }
+    }
+}
+
+/// A wave of 16 VGPRs, EXEC all ones: most VGPRs shapes, some
+/// materialised random lanes; random scalars, masks in VCC, `s[4:5]`,
+/// `s[6:7]`.
+fn random_wave(r: &mut Rng) -> Wave {
+    let mut w = Wave::new(16);
+    for k in 0..16 {
+        w.s[k] = r.value();
+    }
+    for pair in [4u8, 6, VCC] {
+        if r.below(2) == 0 {
+            w.set_s64(pair, r.mask());
+        }
+    }
+    w.set_s64(EXEC, u64::MAX);
+    for v in 0..16u16 {
+        if r.below(6) == 0 {
+            w.materialize(usize::from(v));
+            w.v[usize::from(v)] = std::array::from_fn(|_| r.value());
+        } else {
+            w.tag(v, r.shape());
+        }
+    }
+    w
+}
+
+fn materialized(w: &Wave) -> Wave {
+    let mut w = w.clone();
+    w.materialize_all();
+    w
+}
+
+/// Registers that must agree: the VGPR lanes, the scalar file, SCC.
+fn state(w: &Wave) -> (Vec<[u32; LANES]>, Vec<u32>, bool) {
+    let m = materialized(w);
+    (m.v.clone(), m.s.to_vec(), m.scc)
+}
+
+fn decode(bytes: &[u8]) -> Inst {
+    let launch = Launch::for_tests();
+    let program = Program::new(
+        Decoder::new(Processor::Gfx90a),
+        launch.resolve,
+        Arc::new(AtomicU64::new(0)),
+    );
+    let i = Decoder::new(Processor::Gfx90a)
+        .decode(bytes)
+        .expect("llvm-mc's encoding decodes");
+    program.lower(0, i)
+}
+
+#[test]
+fn shape_handlers_agree_with_the_ordinary_handlers() {
+    const WAVES: usize = 3000;
+    let launch = Launch::for_tests();
+    let memory = GpuMemory::new();
+    let tlb = Tlb::new(&memory);
+    let mut lds: Vec<u8> = Vec::new();
+    let mut ctx = Ctx {
+        launch: &launch,
+        memory: &memory,
+        mem: &tlb,
+        counts: None,
+        lds: &mut lds,
+        clock_origin: Instant::now(),
+        interrupt: None,
+    };
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut report = Vec::new();
+    for &(text, bytes) in CASES {
+        let inst = decode(bytes);
+        if text.contains("clamp") {
+            assert!(inst.shaped.is_none(), "{text}: clamp has no shape handler");
+            continue;
+        }
+        let f = inst.shaped.unwrap_or_else(|| {
+            panic!(
+                "{text}: no shape handler: {:?} {:?}",
+                inst.mods, inst.decoded
+            )
+        });
+        let mut hits = 0;
+        for n in 0..WAVES {
+            let w0 = random_wave(&mut rng);
+            // The ordinary path, on materialised lanes.
+            let mut b = w0.clone();
+            b.materialize_for(&inst);
+            let rb = (inst.exec)(&mut b, &inst, &mut ctx);
+            assert_eq!(rb, Ok(Flow::Next), "{text}: the ordinary handler");
+            // The shape path, falling back as the scheduler does.
+            let mut a = w0.clone();
+            match f(&mut a, &inst, &mut ctx) {
+                Some(ra) => {
+                    assert_eq!(ra, Ok(Flow::Next), "{text}");
+                    hits += 1;
+                }
+                None => {
+                    assert!(
+                        state(&a) == state(&w0),
+                        "{text}: wave {n}: the shape handler declined but changed the wave"
+                    );
+                    a.materialize_for(&inst);
+                    let ra = (inst.exec)(&mut a, &inst, &mut ctx);
+                    assert_eq!(ra, Ok(Flow::Next), "{text}");
+                }
+            }
+            let (sa, sb) = (state(&a), state(&b));
+            if sa != sb {
+                let v = (0..16).find(|&k| sa.0[k] != sb.0[k]);
+                let s = (0..sa.1.len()).find(|&k| sa.1[k] != sb.1[k]);
+                panic!(
+                    "{text}: wave {n} differs (first VGPR v{v:?}, first scalar {s:?}); \
+                     sources: {:?}",
+                    (0..16u16).map(|k| w0.shape(k)).collect::<Vec<_>>()
+                );
+            }
+        }
+        report.push(format!("{text}: {hits}/{WAVES}"));
+        assert!(
+            hits * 50 >= WAVES,
+            "{text}: the shape handler applied in only {hits} of {WAVES} waves"
+        );
+    }
+    eprintln!("{}", report.join("\n"));
+}
+
+/// A reset wave reads zero everywhere, and tags come and go with their
+/// count.
+#[test]
+fn reset_tags_the_file_zero() {
+    let mut w = Wave::new(70);
+    assert!(w.has_tags());
+    assert_eq!(w.shape(69), Some(Affine::uniform(0)));
+    assert_eq!(w.shape(70), None);
+    assert!(!w.tag(70, Affine::uniform(1)));
+    w.materialize(3);
+    assert_eq!(w.v[3], [0; LANES]);
+    assert!(!w.is_tagged(3));
+    w.tag(3, Affine { base: 5, stride: 2 });
+    w.materialize_all();
+    assert!(!w.has_tags());
+    assert_eq!(w.v[3][10], 25);
+    assert!(
+        w.v.iter()
+            .enumerate()
+            .all(|(k, r)| k == 3 || *r == [0; LANES])
+    );
+    w.reset(70);
+    assert!(w.has_tags() && w.is_tagged(3) && w.is_tagged(69));
+}
