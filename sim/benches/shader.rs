@@ -217,6 +217,9 @@ fn main() {
     {
         (n, n_fma) = (e, e / 16);
     }
+    // `SHADER_BENCH_ONLY=a` runs (a) alone (for a profile of the
+    // streaming kernels).
+    let only_a = std::env::var("SHADER_BENCH_ONLY").is_ok_and(|v| v == "a");
     let load_before = loadavg();
     let one = Bench::new(1);
     let two = Bench::new(2);
@@ -264,6 +267,9 @@ fn main() {
             n,
         ));
         assert!(holds(&bc, &want), "bench_saxpy result");
+        if only_a {
+            continue;
+        }
         // (b) 256 dependent FMAs, (c) on 1 and 2 workers.
         let want = &mut want[..n_fma];
         want.copy_from_slice(&a[..n_fma]);
@@ -319,6 +325,9 @@ fn main() {
         median(&mut saxpy),
         median(&mut saxpy_n),
     );
+    if only_a {
+        return;
+    }
     let (f1, f2) = (median(&mut fma), median(&mut fma2));
     row("(b) 256 dependent FMAs, 1M", n_fma, f1, median(&mut fma_n));
     row(

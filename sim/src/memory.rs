@@ -860,6 +860,27 @@ impl RangeTranslation {
         Some(unsafe { std::slice::from_raw_parts(ptr.cast::<AtomicU32>(), n) })
     }
 
+    /// The qwords at `va` (8-byte aligned), as [`Self::u32s`].
+    #[inline]
+    pub(crate) fn u64s(&self, va: u64, len: u64) -> Option<&[AtomicU64]> {
+        let n = usize::try_from(len / 8).ok()?;
+        if va % 8 != 0 || !self.contains(va, n.checked_mul(8)?) {
+            return None;
+        }
+        let off = self.view_offset + (va - self.start) as usize;
+        if !self.view.check(off, n * 8) {
+            return None;
+        }
+        let ptr = self.view.ptr.as_ptr().wrapping_add(off);
+        if ptr as usize % 8 != 0 {
+            return None;
+        }
+        // SAFETY: `n` qwords inside the live view (checked), aligned
+        // (checked); the memory is shared and only ever accessed atomically
+        // or volatilely; the view (held by `self`) outlives the borrow.
+        Some(unsafe { std::slice::from_raw_parts(ptr.cast::<AtomicU64>(), n) })
+    }
+
     /// Whether the range is writable.
     #[inline]
     pub(crate) fn writable(&self) -> bool {

@@ -89,10 +89,13 @@ pub(crate) enum Dst {
 /// The handler of one operation (a family module's function).
 pub(crate) type ExecFn = fn(&mut Wave, &Inst, &mut Ctx<'_>) -> Result<Flow, Fault>;
 
-/// An operation's handler over VGPR shapes ([`super::shape`]): `None`,
-/// having changed nothing, when it does not apply (the ordinary handler
-/// then runs on materialised VGPRs).
-pub(crate) type ShapedFn = fn(&mut Wave, &Inst, &mut Ctx<'_>) -> Option<Result<Flow, Fault>>;
+/// An operation's handler over VGPR shapes ([`super::shape`]): true when
+/// it ran the instruction (which then continues with the next one; a
+/// shape handler never faults), false, having changed nothing, when it
+/// does not apply (the ordinary handler then runs on materialised VGPRs).
+/// A `bool`, not a `Result`: the result of the hottest indirect call
+/// comes back in a register.
+pub(crate) type ShapedFn = fn(&mut Wave, &Inst, &mut Ctx<'_>) -> bool;
 
 /// Most VGPR ranges an instruction names.
 const MAX_RANGES: usize = 6;

@@ -358,14 +358,13 @@ fn run_wave(
             } else {
                 // Over VGPR shapes when the operation has a handler for
                 // them and it applies; else on materialised lanes.
-                match inst.shaped.and_then(|f| f(w, inst, ctx)) {
-                    Some(r) => r,
-                    None => {
-                        if w.has_tags() {
-                            w.materialize_for(inst);
-                        }
-                        (inst.exec)(w, inst, ctx)
+                if inst.shaped.is_some_and(|f| f(w, inst, ctx)) {
+                    Ok(Flow::Next)
+                } else {
+                    if w.has_tags() {
+                        w.materialize_for(inst);
                     }
+                    (inst.exec)(w, inst, ctx)
                 }
             };
             // An exception enters the trap handler, if there is one.

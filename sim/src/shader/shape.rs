@@ -16,7 +16,7 @@
 //!   set-up tags the work-item ids of a wave that lies in one row.
 //! - A handler here runs only with EXEC all ones and default modifiers
 //!   (no `clamp`, `neg`, `abs`, `omod`; the install
-//!   ([`handler`]) checks the modifiers once). It returns `None`, having
+//!   ([`handler`]) checks the modifiers once). It returns false, having
 //!   changed nothing observable, whenever its sources are not shapes it
 //!   can combine exactly; the ordinary handler then runs.
 //! - Before an ordinary handler runs, the scheduler materialises what it
@@ -41,10 +41,10 @@
 
 use isa::{Encoding, Opcode};
 
+use super::Ctx;
 use super::program::{Dst, EXEC, Inst, ShapedFn, Src};
 use super::setup::{PRIVATE_BASE, SHARED_BASE};
 use super::wave::{LANES, Lanes, Ty, Wave};
-use super::{Ctx, Fault, Flow};
 
 /// Lanes `base + stride * lane`, mod 2^32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -675,16 +675,10 @@ fn cmp<const T: u8, const C: u8, const X: bool>(w: &mut Wave, i: &Inst) -> Optio
 /// Runs a shape handler of a VALU operation (EXEC all ones only).
 macro_rules! alu {
     ($f:expr) => {
-        Some(
-            |w: &mut Wave, i: &Inst, _: &mut Ctx<'_>| -> Option<Result<Flow, Fault>> {
-                if w.exec() != u64::MAX {
-                    return None;
-                }
-                let f: fn(&mut Wave, &Inst) -> Option<()> = $f;
-                f(w, i)?;
-                Some(Ok(Flow::Next))
-            },
-        )
+        Some(|w: &mut Wave, i: &Inst, _: &mut Ctx<'_>| -> bool {
+            let f: fn(&mut Wave, &Inst) -> Option<()> = $f;
+            w.exec() == u64::MAX && f(w, i).is_some()
+        })
     };
 }
 

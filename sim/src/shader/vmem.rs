@@ -369,6 +369,18 @@ fn load_span(w: &mut Wave, ctx: &Ctx<'_>, lo: u64, d: usize, dwords: usize) -> b
     let Some(r) = ctx.mem.range(lo, len, false) else {
         return false;
     };
+    if dwords == 1 {
+        // Two lanes a qword: half the loads.
+        if let Some(m) = r.u64s(lo, len) {
+            let dst = &mut w.v[d];
+            for (pair, word) in dst.chunks_exact_mut(2).zip(m) {
+                let x = word.load(Ordering::Relaxed);
+                pair[0] = x as u32;
+                pair[1] = (x >> 32) as u32;
+            }
+            return true;
+        }
+    }
     let Some(m) = r.u32s(lo, len) else {
         return false;
     };
@@ -394,6 +406,17 @@ fn store_span(w: &Wave, ctx: &Ctx<'_>, lo: u64, s: usize, dwords: usize) -> bool
     let Some(r) = ctx.mem.range(lo, len, true) else {
         return false;
     };
+    if dwords == 1 {
+        if let Some(m) = r.u64s(lo, len) {
+            for (word, pair) in m.iter().zip(w.v[s].chunks_exact(2)) {
+                word.store(
+                    u64::from(pair[0]) | (u64::from(pair[1]) << 32),
+                    Ordering::Relaxed,
+                );
+            }
+            return true;
+        }
+    }
     let Some(m) = r.u32s(lo, len) else {
         return false;
     };
@@ -414,45 +437,38 @@ fn store_span(w: &Wave, ctx: &Ctx<'_>, lo: u64, s: usize, dwords: usize) -> bool
 /// A dword load (1-4 a lane) whose address is a shape of stride `4 *
 /// dwords` ([`super::shape::unit_stride_address`]), EXEC all ones: one
 /// copy of the span into the destination VGPRs, which are then
-/// materialised (every lane written). `None` (nothing changed) when it
+/// materialised (every lane written). false (nothing changed) when it
 /// does not apply.
-fn shaped_load<const SEG: u8, const KIND: u8>(
-    w: &mut Wave,
-    i: &Inst,
-    ctx: &mut Ctx<'_>,
-) -> Option<Result<Flow, Fault>> {
-    let Dst::V(d) = i.vdst else { return None };
+fn shaped_load<const SEG: u8, const KIND: u8>(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> bool {
+    let Dst::V(d) = i.vdst else { return false };
     let (d, dwords) = (usize::from(d), load_bytes(KIND) / 4);
     if w.exec() != u64::MAX || d + dwords > w.v.len() {
-        return None;
+        return false;
     }
-    let lo = super::shape::unit_stride_address(w, i, SEG == FLAT, dwords)?;
+    let Some(lo) = super::shape::unit_stride_address(w, i, SEG == FLAT, dwords) else {
+        return false;
+    };
     if !load_span(w, ctx, lo, d, dwords) {
-        return None;
+        return false;
     }
     for k in d..d + dwords {
         w.untag(k);
     }
-    Some(Ok(Flow::Next))
+    true
 }
 
 /// The store of [`shaped_load`] (the data VGPRs materialised first).
-fn shaped_store<const SEG: u8, const KIND: u8>(
-    w: &mut Wave,
-    i: &Inst,
-    ctx: &mut Ctx<'_>,
-) -> Option<Result<Flow, Fault>> {
-    let Src::V(s) = i.data else { return None };
+fn shaped_store<const SEG: u8, const KIND: u8>(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> bool {
+    let Src::V(s) = i.data else { return false };
     let (s, dwords) = (usize::from(s), load_bytes(KIND) / 4);
     if w.exec() != u64::MAX || s + dwords > w.v.len() {
-        return None;
+        return false;
     }
-    let lo = super::shape::unit_stride_address(w, i, SEG == FLAT, dwords)?;
+    let Some(lo) = super::shape::unit_stride_address(w, i, SEG == FLAT, dwords) else {
+        return false;
+    };
     w.materialize_range(s, dwords);
-    if !store_span(w, ctx, lo, s, dwords) {
-        return None;
-    }
-    Some(Ok(Flow::Next))
+    store_span(w, ctx, lo, s, dwords)
 }
 
 /// The shape handler of a FLAT/GLOBAL dword load or store (1-4 dwords).
