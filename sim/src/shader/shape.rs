@@ -144,60 +144,58 @@ const LAST: i128 = LANES as i128 - 1;
 const P32: i128 = 1 << 32;
 const P64: i128 = 1 << 64;
 
+/// Bound on `|b|` and `|s|` of every [`Lin`]: lane 63 (`b + 63 * s`)
+/// then never overflows, so lanes are computed without overflow checks
+/// (an i128 checked multiply is a library call).
+const BOUND: i128 = 1 << 120;
+
 impl Lin {
     const fn uniform(v: i128) -> Lin {
         Lin { b: v, s: 0 }
     }
 
+    /// `b + s * lane`, when both lie within [`BOUND`].
     #[inline]
-    fn at(self, l: i128) -> Option<i128> {
-        self.s.checked_mul(l)?.checked_add(self.b)
+    fn new(b: i128, s: i128) -> Option<Lin> {
+        (b.unsigned_abs() < BOUND as u128 && s.unsigned_abs() < BOUND as u128)
+            .then_some(Lin { b, s })
+    }
+
+    /// Lane `l` (`l < 64`).
+    #[inline]
+    fn at(self, l: i128) -> i128 {
+        self.b + self.s * l
     }
 
     #[inline]
-    fn last(self) -> Option<i128> {
+    fn last(self) -> i128 {
         self.at(LAST)
     }
 
     #[inline]
     fn add(self, o: Lin) -> Option<Lin> {
-        Some(Lin {
-            b: self.b.checked_add(o.b)?,
-            s: self.s.checked_add(o.s)?,
-        })
+        Lin::new(self.b + o.b, self.s + o.s)
     }
 
     #[inline]
     fn sub(self, o: Lin) -> Option<Lin> {
-        Some(Lin {
-            b: self.b.checked_sub(o.b)?,
-            s: self.s.checked_sub(o.s)?,
-        })
+        Lin::new(self.b - o.b, self.s - o.s)
     }
 
     #[inline]
     fn offset(self, k: i128) -> Option<Lin> {
-        Some(Lin {
-            b: self.b.checked_add(k)?,
-            s: self.s,
-        })
+        Lin::new(self.b.checked_add(k)?, self.s)
     }
 
     #[inline]
     fn scale(self, k: i128) -> Option<Lin> {
-        let x = Lin {
-            b: self.b.checked_mul(k)?,
-            s: self.s.checked_mul(k)?,
-        };
-        x.last()?;
-        Some(x)
+        Lin::new(self.b.checked_mul(k)?, self.s.checked_mul(k)?)
     }
 
     /// Whether every lane lies in `[lo, hi)`.
     #[inline]
     fn within(self, lo: i128, hi: i128) -> bool {
-        self.last()
-            .is_some_and(|e| (lo..hi).contains(&self.b) && (lo..hi).contains(&e))
+        (lo..hi).contains(&self.b) && (lo..hi).contains(&self.last())
     }
 
     /// The lanes mod 2^32.
@@ -212,7 +210,7 @@ impl Lin {
     /// `floor(x / 2^k)` lane by lane (`k < 64`): uniform when it is the
     /// same at both ends, linear when `2^k` divides the stride.
     fn shr(self, k: u32) -> Option<Lin> {
-        let (b, e) = (self.b >> k, self.last()? >> k);
+        let (b, e) = (self.b >> k, self.last() >> k);
         if b == e {
             Some(Lin::uniform(b))
         } else if self.s % (1i128 << k) == 0 {
@@ -226,7 +224,7 @@ impl Lin {
     /// quotient.
     fn low_bits(self, k: u32) -> Option<Lin> {
         let q = self.b >> k;
-        (self.last()? >> k == q).then(|| Lin {
+        (self.last() >> k == q).then(|| Lin {
             b: self.b - (q << k),
             s: self.s,
         })
@@ -236,20 +234,18 @@ impl Lin {
 /// The lane mask where `pred` holds, `pred` a threshold on the values
 /// (true on one side of a bound): all or none when both ends agree.
 #[inline]
-fn threshold_mask(x: Lin, pred: impl Fn(i128) -> bool) -> Option<u64> {
-    let (a, e) = (pred(x.b), pred(x.last()?));
+fn threshold_mask(x: Lin, pred: impl Fn(i128) -> bool) -> u64 {
+    let (a, e) = (pred(x.b), pred(x.last()));
     if a == e {
-        return Some(if a { u64::MAX } else { 0 });
+        return if a { u64::MAX } else { 0 };
     }
-    Some(lane_mask(x, pred))
+    lane_mask(x, pred)
 }
 
 /// The lane mask where `pred` holds, lane by lane (`x.last()` known to
 /// be in range, so no lane overflows).
 fn lane_mask(x: Lin, pred: impl Fn(i128) -> bool) -> u64 {
-    (0..LANES).fold(0u64, |m, l| {
-        m | (u64::from(pred(x.b + x.s * l as i128)) << l)
-    })
+    (0..LANES).fold(0u64, |m, l| m | (u64::from(pred(x.at(l as i128))) << l))
 }
 
 /// The lanes as exact unsigned 32-bit values.
@@ -302,12 +298,12 @@ fn exact_i64(p: Pair) -> Option<Lin> {
 /// low dword that never wraps.
 fn pair_of(r: Lin) -> Option<Pair> {
     let k = r.b.div_euclid(P64);
-    if r.last()?.div_euclid(P64) != k {
+    if r.last().div_euclid(P64) != k {
         return None;
     }
     let r = r.offset(-k * P64)?;
     let hb = r.b >> 32;
-    let hs = (r.at(1)? >> 32) - hb;
+    let hs = (r.at(1) >> 32) - hb;
     let lo = Lin {
         b: r.b - hb * P32,
         s: r.s - hs * P32,
@@ -429,15 +425,15 @@ fn carry(w: &mut Wave, i: &Inst, kind: Carry, with_in: bool) -> Option<()> {
     let (r, mask) = match kind {
         Carry::Add => {
             let r = a.add(b)?.offset(c)?;
-            (r, threshold_mask(r, |v| v >= P32)?)
+            (r, threshold_mask(r, |v| v >= P32))
         }
         Carry::Sub => {
             let r = a.sub(b)?.offset(-c)?;
-            (r, threshold_mask(r, |v| v < 0)?)
+            (r, threshold_mask(r, |v| v < 0))
         }
         Carry::SubRev => {
             let r = b.sub(a)?.offset(-c)?;
-            (r, threshold_mask(r, |v| v < 0)?)
+            (r, threshold_mask(r, |v| v < 0))
         }
     };
     put32(w, i.vdst, r.low32())?;
@@ -588,13 +584,13 @@ fn mad64(w: &mut Wave, i: &Inst, signed: bool) -> Option<()> {
     let p = pair_of(r)?;
     let mask = if signed {
         let out = |v: i128| !(-(1i128 << 63)..(1i128 << 63)).contains(&v);
-        if !out(r.b) && !out(r.last()?) {
+        if !out(r.b) && !out(r.last()) {
             0
         } else {
             lane_mask(r, out)
         }
     } else {
-        threshold_mask(r, |v| v >= P64)?
+        threshold_mask(r, |v| v >= P64)
     };
     put64(w, i.vdst, p)?;
     w.write_mask(i.sdst, mask);
@@ -655,14 +651,14 @@ fn cmp<const T: u8, const C: u8, const X: bool>(w: &mut Wave, i: &Inst) -> Optio
     let d = a.sub(b)?;
     let mask = match C {
         0 => 0,
-        1 => threshold_mask(d, |v| v < 0)?,
+        1 => threshold_mask(d, |v| v < 0),
         2 if d.s == 0 => u64::MAX * u64::from(d.b == 0),
         2 => lane_mask(d, |v| v == 0),
-        3 => threshold_mask(d, |v| v <= 0)?,
-        4 => threshold_mask(d, |v| v > 0)?,
+        3 => threshold_mask(d, |v| v <= 0),
+        4 => threshold_mask(d, |v| v > 0),
         5 if d.s == 0 => u64::MAX * u64::from(d.b != 0),
         5 => lane_mask(d, |v| v != 0),
-        6 => threshold_mask(d, |v| v >= 0)?,
+        6 => threshold_mask(d, |v| v >= 0),
         _ => u64::MAX,
     };
     w.write_mask(i.sdst, mask);
@@ -812,7 +808,7 @@ pub(crate) fn unit_stride_address(w: &Wave, i: &Inst, flat: bool, dwords: usize)
             let top = (v as u64) & !0xffff_ffff;
             top == SHARED_BASE || top == PRIVATE_BASE
         };
-        if special(a.b) || special(a.last()?) {
+        if special(a.b) || special(a.last()) {
             return None;
         }
     }

@@ -4,6 +4,8 @@
 //! dword aligned as the hardware forces it; buffer accesses past
 //! `num_records` read 0 and are not written (range checking).
 
+use std::sync::atomic::Ordering;
+
 use isa::Opcode::{self, *};
 
 use super::program::{Dst, ExecFn, Inst, Src};
@@ -62,9 +64,24 @@ fn load(
         }
     } else {
         let base = w.scalar64(i.saddr, Ty::B64);
-        ctx.mem
-            .read_bytes(base.wrapping_add(off) & !3, bytes)
-            .map_err(Fault::Memory)?;
+        let va = base.wrapping_add(off) & !3;
+        let len = 4 * dwords as u64;
+        // The common case: the dwords inside one mapped range, read as
+        // dwords (no byte copy).
+        if let Some(m) = ctx.mem.range(va, len, false).and_then(|r| {
+            let m: Option<[u32; 16]> = r.u32s(va, len).map(|m| {
+                let mut x = [0u32; 16];
+                for (x, word) in x.iter_mut().zip(m) {
+                    *x = word.load(Ordering::Relaxed);
+                }
+                x
+            });
+            m
+        }) {
+            w.s[d..d + dwords].copy_from_slice(&m[..dwords]);
+            return Ok(Flow::Next);
+        }
+        ctx.mem.read_bytes(va, bytes).map_err(Fault::Memory)?;
     }
     for k in 0..dwords {
         w.s[d + k] = u32::from_le_bytes([
