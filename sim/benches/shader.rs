@@ -326,6 +326,7 @@ fn main() {
         median(&mut saxpy_n),
     );
     if only_a {
+        eprintln!("rounds: vadd {vadd:?} saxpy {saxpy:?}");
         return;
     }
     let (f1, f2) = (median(&mut fma), median(&mut fma2));

@@ -13,7 +13,7 @@ use isa::Opcode::{self, *};
 use super::program::{Dst, EXEC, ExecFn, Inst, TTMP};
 use super::setup::{PRIVATE_BASE, SHARED_BASE};
 use super::wave::{Ty, Wave};
-use super::{Ctx, Fault, Flow};
+use super::{Ctx, Exec, Fault, Flow};
 use crate::memory::FaultReason;
 
 fn f(x: ExecFn) -> Option<ExecFn> {
@@ -27,7 +27,7 @@ fn target(i: &Inst) -> u64 {
 }
 
 #[inline]
-fn branch_if(i: &Inst, taken: bool) -> Result<Flow, Fault> {
+fn branch_if(i: &Inst, taken: bool) -> Exec {
     Ok(if taken {
         Flow::Jump(target(i))
     } else {
@@ -35,7 +35,7 @@ fn branch_if(i: &Inst, taken: bool) -> Result<Flow, Fault> {
     })
 }
 
-fn nop(_: &mut Wave, _: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
+fn nop(_: &mut Wave, _: &Inst, _: &mut Ctx<'_>) -> Exec {
     Ok(Flow::Next)
 }
 
@@ -168,7 +168,7 @@ fn write_hwreg(
     Ok(())
 }
 
-fn setreg(w: &mut Wave, i: &Inst, ctx: &Ctx<'_>, value: u32) -> Result<Flow, Fault> {
+fn setreg(w: &mut Wave, i: &Inst, ctx: &Ctx<'_>, value: u32) -> Exec {
     let (id, offset, mask) = hwreg_field(i.imm);
     write_hwreg(w, ctx, id, offset, mask, value)?;
     Ok(Flow::Next)
@@ -176,7 +176,7 @@ fn setreg(w: &mut Wave, i: &Inst, ctx: &Ctx<'_>, value: u32) -> Result<Flow, Fau
 
 /// `s_sendmsg`: the messages a compute wave's trap handler sends (the
 /// graphics ones have no receiver here and are dropped).
-fn sendmsg(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
+fn sendmsg(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Exec {
     match i.imm & 0xf {
         msg::INTERRUPT => {
             if let Some(raise) = ctx.interrupt {
@@ -251,13 +251,13 @@ pub(crate) fn exception(w: &mut Wave, pc: u64, ctx: &Ctx<'_>, f: Fault) -> Resul
 /// it returns with `s_rfe_b64` (adding 4 to the saved PC to resume after
 /// the `s_trap`). Without a handler, or an `s_trap` inside the handler,
 /// the trap is reported as ROCr's handler reports one.
-fn trap(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
+fn trap(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Exec {
     let id = i.imm & 0xff;
     let Some(t) = ctx.launch.trap.filter(|_| !w.privileged) else {
-        return Err(Fault::Trap {
+        return Err(Box::new(Fault::Trap {
             id: id as u16,
             pc: i.pc,
-        });
+        }));
     };
     Ok(Flow::Jump(enter_trap(w, ctx, t, i.pc, id)?))
 }
@@ -301,10 +301,10 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         S_TRAP => f(trap),
         S_RFE_B64 => f(|w, i, _| {
             if !w.privileged {
-                return Err(Fault::Abort(format!(
+                return Err(Box::new(Fault::Abort(format!(
                     "s_rfe_b64 at {:#x} outside a trap handler",
                     i.pc
-                )));
+                ))));
             }
             w.privileged = false;
             // The return PC is 48 bits (ttmp1[31:16] hold trap state).
@@ -312,19 +312,19 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         }),
         S_SETHALT => f(|_, i, _| {
             if i.imm & 1 != 0 {
-                Err(Fault::Abort(format!(
+                Err(Box::new(Fault::Abort(format!(
                     "wave halted (s_sethalt) at {:#x}",
                     i.pc
-                )))
+                ))))
             } else {
                 Ok(Flow::Next)
             }
         }),
         S_SENDMSGHALT => f(|_, i, _| {
-            Err(Fault::Abort(format!(
+            Err(Box::new(Fault::Abort(format!(
                 "wave halted (s_sendmsghalt) at {:#x}",
                 i.pc
-            )))
+            ))))
         }),
         S_GETREG_B32 => f(|w, i, ctx| {
             let (id, offset, mask) = hwreg_field(i.imm);

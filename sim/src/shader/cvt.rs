@@ -11,7 +11,7 @@ use super::program::{ExecFn, Inst};
 use super::vf32::{Env, flush32, output};
 use super::vmem::{f16_to_f32, f32_to_f16};
 use super::wave::{LANES, Ty, Wave};
-use super::{Fault, Flow};
+use super::{Exec, Flow};
 
 fn f(x: ExecFn) -> Option<ExecFn> {
     Some(x)
@@ -41,7 +41,7 @@ fn src_f64(x: u64, i: &Inst) -> f64 {
 }
 
 /// 32 bits in, 32 bits out.
-fn c32(w: &mut Wave, i: &Inst, ty: Ty, op: impl Fn(u32, &Inst) -> u32) -> Result<Flow, Fault> {
+fn c32(w: &mut Wave, i: &Inst, ty: Ty, op: impl Fn(u32, &Inst) -> u32) -> Exec {
     let a = w.read32(i.src[0], ty)?;
     let mut d = [0u32; LANES];
     for l in 0..LANES {
@@ -52,7 +52,7 @@ fn c32(w: &mut Wave, i: &Inst, ty: Ty, op: impl Fn(u32, &Inst) -> u32) -> Result
 }
 
 /// 64 bits in, 32 bits out.
-fn c64_32(w: &mut Wave, i: &Inst, op: impl Fn(u64, &Inst) -> u32) -> Result<Flow, Fault> {
+fn c64_32(w: &mut Wave, i: &Inst, op: impl Fn(u64, &Inst) -> u32) -> Exec {
     let a = w.read64(i.src[0], Ty::F64)?;
     let mut d = [0u32; LANES];
     for l in 0..LANES {
@@ -63,7 +63,7 @@ fn c64_32(w: &mut Wave, i: &Inst, op: impl Fn(u64, &Inst) -> u32) -> Result<Flow
 }
 
 /// 32 bits in, 64 bits out.
-fn c32_64(w: &mut Wave, i: &Inst, ty: Ty, op: impl Fn(u32, &Inst) -> u64) -> Result<Flow, Fault> {
+fn c32_64(w: &mut Wave, i: &Inst, ty: Ty, op: impl Fn(u32, &Inst) -> u64) -> Exec {
     let a = w.read32(i.src[0], ty)?;
     let mut d = [0u64; LANES];
     for l in 0..LANES {
@@ -88,7 +88,7 @@ fn f64_out(r: f64, i: &Inst) -> u64 {
 }
 
 /// Two 32-bit sources packed into one result (`v_cvt_pk*`).
-fn pack(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32) -> u32) -> Result<Flow, Fault> {
+fn pack(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32) -> u32) -> Exec {
     let a = w.read32(i.src[0], Ty::F32)?;
     let b = w.read32(i.src[1], Ty::F32)?;
     let mut d = [0u32; LANES];

@@ -36,7 +36,7 @@ use super::program::{Dst, ExecFn, Inst};
 use super::vf32::{Env, output};
 use super::vmem::f16_to_f32;
 use super::wave::{LANES, Lanes, Ty, Wave};
-use super::{Ctx, Fault, Flow};
+use super::{Ctx, Exec, Fault, Flow};
 
 /// An integer dot product's element width and signedness.
 #[derive(Clone, Copy)]
@@ -114,7 +114,7 @@ fn no_mods(i: &Inst) -> Result<(), Fault> {
     Ok(())
 }
 
-fn int_dot(w: &mut Wave, i: &Inst, d: IntDot, c_form: bool) -> Result<Flow, Fault> {
+fn int_dot(w: &mut Wave, i: &Inst, d: IntDot, c_form: bool) -> Exec {
     if c_form {
         no_mods(i)?;
     }
@@ -135,7 +135,7 @@ fn int_dot(w: &mut Wave, i: &Inst, d: IntDot, c_form: bool) -> Result<Flow, Faul
     Ok(Flow::Next)
 }
 
-fn dot2_f16(w: &mut Wave, i: &Inst, c_form: bool) -> Result<Flow, Fault> {
+fn dot2_f16(w: &mut Wave, i: &Inst, c_form: bool) -> Exec {
     if c_form {
         no_mods(i)?;
     }

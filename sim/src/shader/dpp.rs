@@ -15,7 +15,7 @@
 
 use super::program::{EXEC, Inst, Src};
 use super::wave::{LANES, Ty, Wave};
-use super::{Ctx, Fault, Flow};
+use super::{Ctx, Exec, Fault};
 
 /// The source lane of lane `l`, or `None` when out of range. `Err` for a
 /// reserved control.
@@ -56,7 +56,7 @@ fn rows_written(ctrl: u16) -> u64 {
 }
 
 /// Executes a DPP instruction through its operation's handler.
-pub(crate) fn exec(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
+pub(crate) fn exec(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Exec {
     let m = i.mods;
     let exec = w.exec();
     let v = w.read32(i.src[0], Ty::B32)?;

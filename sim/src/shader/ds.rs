@@ -16,7 +16,7 @@ use super::program::{Dst, ExecFn, Inst, Src};
 use super::vf32::minmax;
 use super::vmem::{f16_to_f32, f32_to_f16};
 use super::wave::{LANES, Ty, Wave};
-use super::{Ctx, Fault, Flow};
+use super::{Ctx, Exec, Fault, Flow};
 
 fn rd(lds: &[u8], at: u32, n: usize) -> u64 {
     let at = at as usize;
@@ -62,9 +62,11 @@ fn addresses(w: &Wave, i: &Inst, extra: u32) -> Result<[u32; LANES], Fault> {
 }
 
 /// Reads `dwords` dwords (or `bytes` < 4 with sign/half handling) per lane.
-fn read(w: &mut Wave, i: &Inst, ctx: &Ctx<'_>, bytes: usize, kind: Read) -> Result<Flow, Fault> {
+fn read(w: &mut Wave, i: &Inst, ctx: &Ctx<'_>, bytes: usize, kind: Read) -> Exec {
     let Dst::V(d) = i.vdst else {
-        return Err(Fault::Abort("DS read without a destination".into()));
+        return Err(Box::new(Fault::Abort(
+            "DS read without a destination".into(),
+        )));
     };
     let dwords = bytes.div_ceil(4);
     check(w, d, dwords)?;
@@ -117,7 +119,7 @@ enum Read {
     },
 }
 
-fn write(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, bytes: usize, hi: bool) -> Result<Flow, Fault> {
+fn write(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, bytes: usize, hi: bool) -> Exec {
     let s = vreg(i.data)?;
     let dwords = bytes.div_ceil(4);
     check(w, s, dwords)?;
@@ -143,9 +145,11 @@ fn write(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, bytes: usize, hi: bool) -> R
 
 /// `read2`/`write2`: two elements of `size` bytes at `offset0 * stride`
 /// and `offset1 * stride` (stride = size, times 64 for `st64`).
-fn read2(w: &mut Wave, i: &Inst, ctx: &Ctx<'_>, size: usize, st64: bool) -> Result<Flow, Fault> {
+fn read2(w: &mut Wave, i: &Inst, ctx: &Ctx<'_>, size: usize, st64: bool) -> Exec {
     let Dst::V(d) = i.vdst else {
-        return Err(Fault::Abort("DS read2 without a destination".into()));
+        return Err(Box::new(Fault::Abort(
+            "DS read2 without a destination".into(),
+        )));
     };
     let per = size / 4;
     check(w, d, 2 * per)?;
@@ -170,13 +174,7 @@ fn read2(w: &mut Wave, i: &Inst, ctx: &Ctx<'_>, size: usize, st64: bool) -> Resu
     Ok(Flow::Next)
 }
 
-fn write2(
-    w: &mut Wave,
-    i: &Inst,
-    ctx: &mut Ctx<'_>,
-    size: usize,
-    st64: bool,
-) -> Result<Flow, Fault> {
+fn write2(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, size: usize, st64: bool) -> Exec {
     let (s0, s1) = (vreg(i.data)?, vreg(i.data1)?);
     let per = size / 4;
     check(w, s0, per)?;
@@ -326,14 +324,7 @@ fn rmw(op: Rmw, old: u64, a: u64, b: u64, wide: bool) -> u64 {
     r & mask
 }
 
-fn atomic(
-    w: &mut Wave,
-    i: &Inst,
-    ctx: &mut Ctx<'_>,
-    op: Rmw,
-    wide: bool,
-    ret: bool,
-) -> Result<Flow, Fault> {
+fn atomic(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, op: Rmw, wide: bool, ret: bool) -> Exec {
     let n = if wide { 2 } else { 1 };
     let s0 = vreg(i.data)?;
     check(w, s0, n)?;
@@ -384,16 +375,12 @@ fn atomic(
 }
 
 /// `ds_wrxchg2[st64]_rtn_b32/b64`: two swaps at the two offsets.
-fn wrxchg2(
-    w: &mut Wave,
-    i: &Inst,
-    ctx: &mut Ctx<'_>,
-    size: usize,
-    st64: bool,
-) -> Result<Flow, Fault> {
+fn wrxchg2(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, size: usize, st64: bool) -> Exec {
     let (s0, s1) = (vreg(i.data)?, vreg(i.data1)?);
     let Dst::V(d) = i.vdst else {
-        return Err(Fault::Abort("ds_wrxchg2 without a destination".into()));
+        return Err(Box::new(Fault::Abort(
+            "ds_wrxchg2 without a destination".into(),
+        )));
     };
     let per = size / 4;
     check(w, d, 2 * per)?;
@@ -426,7 +413,7 @@ fn wrxchg2(
 /// i` reads lane `4q + offset[2i+1:2i]`); clear, the bit-mask mode within
 /// each 32 lanes: `((lane & and) | or) ^ xor` with and/or/xor = offset
 /// [4:0]/[9:5]/[14:10] (GCN3 ISA "DS_SWIZZLE_B32").
-fn swizzle(w: &mut Wave, i: &Inst) -> Result<Flow, Fault> {
+fn swizzle(w: &mut Wave, i: &Inst) -> Exec {
     // The source is the instruction's `addr` VGPR.
     let src = w.read32(i.addr, Ty::B32)?;
     let exec = w.exec();
@@ -448,7 +435,7 @@ fn swizzle(w: &mut Wave, i: &Inst) -> Result<Flow, Fault> {
 /// `ds_permute_b32` (push: lane `addr/4` receives this lane's data) and
 /// `ds_bpermute_b32` (pull: this lane reads lane `addr/4`), addresses
 /// plus the offset, modulo 64 lanes.
-fn permute(w: &mut Wave, i: &Inst, backward: bool) -> Result<Flow, Fault> {
+fn permute(w: &mut Wave, i: &Inst, backward: bool) -> Exec {
     let a = addresses(w, i, i.mods.offset as u32 & 0xffff)?;
     let src = w.read32(i.data, Ty::B32)?;
     let exec = w.exec();
@@ -465,10 +452,10 @@ fn permute(w: &mut Wave, i: &Inst, backward: bool) -> Result<Flow, Fault> {
     Ok(Flow::Next)
 }
 
-fn exec_ds(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
+fn exec_ds(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Exec {
     use Rmw::*;
     if i.mods.gds {
-        return Err(gds_fault(i));
+        return Err(Box::new(gds_fault(i)));
     }
     let at = |w: &mut Wave, ctx: &mut Ctx<'_>, op, wide, ret| atomic(w, i, ctx, op, wide, ret);
     match i.op {
@@ -678,7 +665,7 @@ fn gds_fault(i: &Inst) -> Fault {
 pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
     let name = op.name();
     if name.starts_with("ds_gws_") {
-        return Some(|_, i, _| Err(gds_fault(i)));
+        return Some(|_, i, _| Err(Box::new(gds_fault(i))));
     }
     if !name.starts_with("ds_")
         || name.contains("_src2_")

@@ -18,7 +18,7 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
     match op {
         V_READLANE_B32 => f(|w, i, _| {
             let Src::V(r) = i.src[0] else {
-                return Err(Fault::Abort("v_readlane_b32 reads a VGPR".into()));
+                return Err(Box::new(Fault::Abort("v_readlane_b32 reads a VGPR".into())));
             };
             let lane = (w.scalar32(i.src[1], Ty::B32) & 63) as usize;
             let v = w.vget(r)?[lane];
@@ -43,7 +43,9 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
             let v = w.scalar32(i.src[0], Ty::B32);
             let lane = (w.scalar32(i.src[1], Ty::B32) & 63) as usize;
             let Dst::V(r) = i.vdst else {
-                return Err(Fault::Abort("v_writelane_b32 writes a VGPR".into()));
+                return Err(Box::new(Fault::Abort(
+                    "v_writelane_b32 writes a VGPR".into(),
+                )));
             };
             w.vreg_mut(r)?[lane] = v;
             Ok(Flow::Next)

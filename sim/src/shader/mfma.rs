@@ -63,7 +63,7 @@ use super::program::{ExecFn, Inst, Src};
 use super::vf32::flush32;
 use super::vmem::f16_to_f32;
 use super::wave::{LANES, Lanes, Ty, Wave};
-use super::{Ctx, Fault, Flow};
+use super::{Ctx, Exec, Fault, Flow};
 
 /// The element type of A and B.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -256,12 +256,12 @@ fn accumulator(w: &Wave, s: Src, sh: &Shape) -> Result<Vec<Lanes>, Fault> {
     }
 }
 
-fn mfma(w: &mut Wave, i: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
+fn mfma(w: &mut Wave, i: &Inst, _: &mut Ctx<'_>) -> Exec {
     let Some(sh) = shape(i.op) else {
-        return Err(Fault::Illegal {
+        return Err(Box::new(Fault::Illegal {
             mnemonic: i.mnemonic(),
             pc: i.pc,
-        });
+        }));
     };
     let m = i.mods;
     let multi = sh.blocks > 1 && !sh.wide();
@@ -276,7 +276,7 @@ fn mfma(w: &mut Wave, i: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
         None
     };
     if let Some(why) = bad {
-        return Err(Fault::Illegal {
+        return Err(Box::new(Fault::Illegal {
             mnemonic: format!(
                 "{} with cbsz:{} abid:{} blgp:{} ({why})",
                 i.mnemonic(),
@@ -285,7 +285,7 @@ fn mfma(w: &mut Wave, i: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
                 m.blgp
             ),
             pc: i.pc,
-        });
+        }));
     }
     let mut a = operand(w, i.src[0], &sh)?;
     let mut b = operand(w, i.src[1], &sh)?;
@@ -331,7 +331,11 @@ fn mfma(w: &mut Wave, i: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
                         (Val::I(s), Val::I(x), Val::I(y)) => {
                             Val::I(s.wrapping_add(x.wrapping_mul(y)))
                         }
-                        _ => return Err(Fault::Abort("MFMA element types disagree".into())),
+                        _ => {
+                            return Err(Box::new(Fault::Abort(
+                                "MFMA element types disagree".into(),
+                            )));
+                        }
                     };
                 }
                 match acc {
@@ -348,10 +352,10 @@ fn mfma(w: &mut Wave, i: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
         }
     }
     let Dst::V(base) = i.vdst else {
-        return Err(Fault::Abort(format!(
+        return Err(Box::new(Fault::Abort(format!(
             "{}: the MFMA result is not a register range",
             i.mnemonic()
-        )));
+        ))));
     };
     for (r, val) in d.iter().enumerate() {
         w.write32(Dst::V(base + r as u16), val)?;

@@ -82,6 +82,12 @@ pub(crate) enum Flow {
     Yield,
 }
 
+/// What an instruction's handler returns: where control goes, or why
+/// the wave stopped (boxed, so that the result of every instruction's
+/// indirect call fits in two registers: a 32-byte result goes through
+/// the stack and stalls the loop on reading it back).
+pub(crate) type Exec = Result<Flow, Box<Fault>>;
+
 /// Why a wave stopped, inside the core (converted to a [`ShaderFault`]
 /// with the kernel's name and the offset).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -365,17 +371,17 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
 }
 
 /// The handler of operations no family implements.
-pub(crate) fn illegal(_: &mut Wave, inst: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
-    Err(Fault::Illegal {
+pub(crate) fn illegal(_: &mut Wave, inst: &Inst, _: &mut Ctx<'_>) -> Exec {
+    Err(Box::new(Fault::Illegal {
         mnemonic: inst.mnemonic(),
         pc: inst.pc,
-    })
+    }))
 }
 
 /// The handler of words that do not decode.
-pub(crate) fn undecodable(_: &mut Wave, inst: &Inst, _: &mut Ctx<'_>) -> Result<Flow, Fault> {
-    Err(Fault::Illegal {
+pub(crate) fn undecodable(_: &mut Wave, inst: &Inst, _: &mut Ctx<'_>) -> Exec {
+    Err(Box::new(Fault::Illegal {
         mnemonic: inst.mnemonic(),
         pc: inst.pc,
-    })
+    }))
 }

@@ -31,7 +31,7 @@ use isa::Opcode::{self, *};
 use super::program::{Dst, ExecFn, Inst, Src};
 use super::vmem::atomic_kind;
 use super::wave::{LANES, Ty, Wave};
-use super::{Ctx, Fault, Flow};
+use super::{Ctx, Exec, Fault, Flow};
 use crate::memory::{AtomicOp, DeviceMemory};
 
 pub(crate) struct Rsrc {
@@ -144,9 +144,11 @@ enum Load {
     D16 { hi: bool, signed: bool, bytes: u64 },
 }
 
-fn load(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, kind: Load) -> Result<Flow, Fault> {
+fn load(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, kind: Load) -> Exec {
     let Dst::V(d) = i.vdst else {
-        return Err(Fault::Abort("buffer load without a destination".into()));
+        return Err(Box::new(Fault::Abort(
+            "buffer load without a destination".into(),
+        )));
     };
     let r = rsrc(w, i);
     let so = soffset(w, i);
@@ -157,9 +159,9 @@ fn load(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, kind: Load) -> Result<Flow, F
         _ => 1,
     };
     if usize::from(d) + dwords > w.v.len() {
-        return Err(Fault::Abort(format!(
+        return Err(Box::new(Fault::Abort(format!(
             "v{d} + {dwords} is past the wave's VGPRs"
-        )));
+        ))));
     }
     let mem = ctx.mem;
     let read = |lane: usize, o: u64, n: u64| -> Result<u32, Fault> {
@@ -206,9 +208,9 @@ fn load(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, kind: Load) -> Result<Flow, F
     Ok(Flow::Next)
 }
 
-fn store(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, bytes: u64, hi: bool) -> Result<Flow, Fault> {
+fn store(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, bytes: u64, hi: bool) -> Exec {
     let Src::V(s) = i.data else {
-        return Err(Fault::Abort("buffer store without data".into()));
+        return Err(Box::new(Fault::Abort("buffer store without data".into())));
     };
     let r = rsrc(w, i);
     let so = soffset(w, i);
@@ -216,9 +218,9 @@ fn store(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, bytes: u64, hi: bool) -> Res
     let exec = w.exec();
     let dwords = bytes.div_ceil(4) as usize;
     if usize::from(s) + dwords > w.v.len() {
-        return Err(Fault::Abort(format!(
+        return Err(Box::new(Fault::Abort(format!(
             "v{s} + {dwords} is past the wave's VGPRs"
-        )));
+        ))));
     }
     for l in 0..LANES {
         if exec >> l & 1 == 0 {
@@ -246,19 +248,21 @@ fn store(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, bytes: u64, hi: bool) -> Res
     Ok(Flow::Next)
 }
 
-fn atomic(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
+fn atomic(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Exec {
     let name = i.op.name();
     let Some((kind, wide)) = name.strip_prefix("buffer_atomic_").and_then(atomic_kind) else {
         return super::illegal(w, i, ctx);
     };
     let Src::V(s) = i.data else {
-        return Err(Fault::Abort("buffer atomic without data".into()));
+        return Err(Box::new(Fault::Abort("buffer atomic without data".into())));
     };
     let wide = wide || name.ends_with("_f64");
     let cmpswap = name.starts_with("buffer_atomic_cmpswap");
     let n = if wide { 2 } else { 1 } * if cmpswap { 2 } else { 1 };
     if usize::from(s) + n > w.v.len() {
-        return Err(Fault::Abort(format!("v{s} is past the wave's VGPRs")));
+        return Err(Box::new(Fault::Abort(format!(
+            "v{s} is past the wave's VGPRs"
+        ))));
     }
     let r = rsrc(w, i);
     let so = soffset(w, i);
@@ -329,7 +333,7 @@ fn atomic(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
     Ok(Flow::Next)
 }
 
-fn exec_mubuf(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
+fn exec_mubuf(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Exec {
     let d16 = |hi, signed, bytes| Load::D16 { hi, signed, bytes };
     match i.op {
         BUFFER_WBINVL1 | BUFFER_WBINVL1_VOL | BUFFER_WBL2 | BUFFER_INV | BUFFER_INVL2 => {
@@ -364,7 +368,7 @@ fn exec_mubuf(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> 
 /// The `lds` forms (`buffer_load_dword ... lds`, the module's doc): the
 /// loaded dwords go to LDS at M0[15:0] + the instruction offset + 4 per
 /// lane.
-pub(crate) fn lds_form(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
+pub(crate) fn lds_form(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Exec {
     let kind = match i.op {
         BUFFER_LOAD_UBYTE => Load::U8,
         BUFFER_LOAD_SBYTE => Load::I8,
@@ -378,10 +382,10 @@ pub(crate) fn lds_form(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow
         BUFFER_STORE_LDS_DWORD => return store_from_lds(w, i, ctx),
         // No other MUBUF opcode has an `lds` form (llvm-mc-19 rejects it).
         _ => {
-            return Err(Fault::Illegal {
+            return Err(Box::new(Fault::Illegal {
                 mnemonic: format!("{} (lds form)", i.mnemonic()),
                 pc: i.pc,
-            });
+            }));
         }
     };
     let base = lds_base(w, i);
@@ -426,7 +430,7 @@ pub(crate) fn lds_form(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow
 /// M0[15:0] + the instruction offset + 4 * lane (0 past the allocation)
 /// is stored at the lane's buffer address (Vega ISA: "store one DWORD
 /// from LDS memory to system memory without utilizing VGPRs").
-fn store_from_lds(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
+fn store_from_lds(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Exec {
     let base = lds_base(w, i);
     let r = rsrc(w, i);
     let so = soffset(w, i);

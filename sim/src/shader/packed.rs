@@ -14,7 +14,7 @@ use super::program::{ExecFn, Inst, Src};
 use super::vf32::{Env, flush32};
 use super::vmem::{f16_to_f32, f32_to_f16};
 use super::wave::{LANES, Ty, Wave};
-use super::{Fault, Flow};
+use super::{Exec, Fault, Flow};
 
 fn f(x: ExecFn) -> Option<ExecFn> {
     Some(x)
@@ -36,12 +36,7 @@ fn half(v: u64, hi: bool) -> u32 {
 }
 
 /// Packed f32: each result half is `op` of the selected operand halves.
-fn pk_f32(
-    w: &mut Wave,
-    i: &Inst,
-    n: usize,
-    op: impl Fn(f32, f32, f32) -> f32,
-) -> Result<Flow, Fault> {
+fn pk_f32(w: &mut Wave, i: &Inst, n: usize, op: impl Fn(f32, f32, f32) -> f32) -> Exec {
     let env = Env::f32(w);
     let srcs = [
         pair(w, i.src[0])?,
@@ -90,13 +85,7 @@ fn pk_f32(
 
 /// Packed 16-bit: each result half is `op` of the selected 16-bit halves
 /// (`neg` applies to f16 operations only).
-fn pk16(
-    w: &mut Wave,
-    i: &Inst,
-    n: usize,
-    float: bool,
-    op: impl Fn(u16, u16, u16) -> u16,
-) -> Result<Flow, Fault> {
+fn pk16(w: &mut Wave, i: &Inst, n: usize, float: bool, op: impl Fn(u16, u16, u16) -> u16) -> Exec {
     let ty = if float { Ty::F16 } else { Ty::B32 };
     let srcs = [
         w.read32(i.src[0], ty)?,

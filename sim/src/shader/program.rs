@@ -25,7 +25,7 @@ use isa::{
 };
 
 use super::wave::Wave;
-use super::{Ctx, Fault, Flow};
+use super::{Ctx, Exec, Fault};
 use crate::memory::{DeviceMemory, GpuMemory};
 
 /// Scalar-file index of `vcc_lo`.
@@ -87,7 +87,7 @@ pub(crate) enum Dst {
 }
 
 /// The handler of one operation (a family module's function).
-pub(crate) type ExecFn = fn(&mut Wave, &Inst, &mut Ctx<'_>) -> Result<Flow, Fault>;
+pub(crate) type ExecFn = fn(&mut Wave, &Inst, &mut Ctx<'_>) -> Exec;
 
 /// An operation's handler over VGPR shapes ([`super::shape`]): true when
 /// it ran the instruction (which then continues with the next one; a

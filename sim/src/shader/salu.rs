@@ -8,7 +8,7 @@ use isa::Opcode::{self, *};
 
 use super::program::{Dst, EXEC, ExecFn, GPR_IDX_EN, Inst, M0};
 use super::wave::{Ty, Wave};
-use super::{Fault, Flow};
+use super::{Exec, Fault, Flow};
 
 fn f(x: ExecFn) -> Option<ExecFn> {
     Some(x)
@@ -36,11 +36,7 @@ fn b64(w: &Wave, i: &Inst) -> u64 {
 
 /// SOP2 on 32 bits: `op(s0, s1, scc) -> (d, new scc)`.
 #[inline]
-fn sop2(
-    w: &mut Wave,
-    i: &Inst,
-    op: impl Fn(u32, u32, bool) -> (u32, Option<bool>),
-) -> Result<Flow, Fault> {
+fn sop2(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32, bool) -> (u32, Option<bool>)) -> Exec {
     let (d, scc) = op(a32(w, i), b32(w, i), w.scc);
     w.write_s32(i.sdst, d);
     if let Some(c) = scc {
@@ -51,7 +47,7 @@ fn sop2(
 
 /// SOP2 on 64 bits (the shift amount or second operand read as `b`).
 #[inline]
-fn sop2_64(w: &mut Wave, i: &Inst, op: impl Fn(u64, u64) -> u64, scc: bool) -> Result<Flow, Fault> {
+fn sop2_64(w: &mut Wave, i: &Inst, op: impl Fn(u64, u64) -> u64, scc: bool) -> Exec {
     let d = op(a64(w, i), b64(w, i));
     w.write_s64(i.sdst, d);
     if scc {
@@ -62,7 +58,7 @@ fn sop2_64(w: &mut Wave, i: &Inst, op: impl Fn(u64, u64) -> u64, scc: bool) -> R
 
 /// SOP2 with a 64-bit first operand and a 32-bit second (shifts, BFE).
 #[inline]
-fn sop2_64_32(w: &mut Wave, i: &Inst, op: impl Fn(u64, u32) -> u64) -> Result<Flow, Fault> {
+fn sop2_64_32(w: &mut Wave, i: &Inst, op: impl Fn(u64, u32) -> u64) -> Exec {
     let d = op(a64(w, i), b32(w, i));
     w.write_s64(i.sdst, d);
     w.scc = d != 0;
@@ -71,7 +67,7 @@ fn sop2_64_32(w: &mut Wave, i: &Inst, op: impl Fn(u64, u32) -> u64) -> Result<Fl
 
 /// SOP1 on 32 bits.
 #[inline]
-fn sop1(w: &mut Wave, i: &Inst, op: impl Fn(u32) -> u32, scc: bool) -> Result<Flow, Fault> {
+fn sop1(w: &mut Wave, i: &Inst, op: impl Fn(u32) -> u32, scc: bool) -> Exec {
     let d = op(a32(w, i));
     w.write_s32(i.sdst, d);
     if scc {
@@ -82,7 +78,7 @@ fn sop1(w: &mut Wave, i: &Inst, op: impl Fn(u32) -> u32, scc: bool) -> Result<Fl
 
 /// SOP1 from 64 bits to 64 bits.
 #[inline]
-fn sop1_64(w: &mut Wave, i: &Inst, op: impl Fn(u64) -> u64, scc: bool) -> Result<Flow, Fault> {
+fn sop1_64(w: &mut Wave, i: &Inst, op: impl Fn(u64) -> u64, scc: bool) -> Exec {
     let d = op(a64(w, i));
     w.write_s64(i.sdst, d);
     if scc {
@@ -93,7 +89,7 @@ fn sop1_64(w: &mut Wave, i: &Inst, op: impl Fn(u64) -> u64, scc: bool) -> Result
 
 /// SOP1 from 64 bits to 32 bits (bit counts, find-first).
 #[inline]
-fn sop1_64_32(w: &mut Wave, i: &Inst, op: impl Fn(u64) -> u32, scc: bool) -> Result<Flow, Fault> {
+fn sop1_64_32(w: &mut Wave, i: &Inst, op: impl Fn(u64) -> u32, scc: bool) -> Exec {
     let d = op(a64(w, i));
     w.write_s32(i.sdst, d);
     if scc {
@@ -104,7 +100,7 @@ fn sop1_64_32(w: &mut Wave, i: &Inst, op: impl Fn(u64) -> u32, scc: bool) -> Res
 
 /// SOPC: SCC = `op(s0, s1)`.
 #[inline]
-fn sopc(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32) -> bool) -> Result<Flow, Fault> {
+fn sopc(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32) -> bool) -> Exec {
     w.scc = op(a32(w, i), b32(w, i));
     Ok(Flow::Next)
 }
@@ -112,12 +108,7 @@ fn sopc(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32) -> bool) -> Result<Flow, F
 /// `s_*_saveexec_b64` / `*_wrexec`: D = old EXEC (or the new one for
 /// `wrexec`), EXEC = `op(s0, exec)`, SCC = EXEC != 0.
 #[inline]
-fn saveexec(
-    w: &mut Wave,
-    i: &Inst,
-    op: impl Fn(u64, u64) -> u64,
-    wrexec: bool,
-) -> Result<Flow, Fault> {
+fn saveexec(w: &mut Wave, i: &Inst, op: impl Fn(u64, u64) -> u64, wrexec: bool) -> Exec {
     let s0 = a64(w, i);
     let old = w.exec();
     let new = op(s0, old);
@@ -138,12 +129,7 @@ fn k_reg(w: &Wave, i: &Inst) -> u32 {
 
 /// SOPK compare: SCC = `op(reg, simm16)`; `signed` sign-extends the immediate.
 #[inline]
-fn sopk_cmp(
-    w: &mut Wave,
-    i: &Inst,
-    signed: bool,
-    op: impl Fn(u32, u32) -> bool,
-) -> Result<Flow, Fault> {
+fn sopk_cmp(w: &mut Wave, i: &Inst, signed: bool, op: impl Fn(u32, u32) -> bool) -> Exec {
     let imm = if signed {
         i.imm as u16 as i16 as i32 as u32
     } else {
@@ -664,7 +650,7 @@ fn lshl_add(a: u32, b: u32, n: u32) -> (u32, Option<bool>) {
     (s as u32, Some(s >> 32 != 0))
 }
 
-fn bitset(w: &mut Wave, i: &Inst, one: bool, bits: u32) -> Result<Flow, Fault> {
+fn bitset(w: &mut Wave, i: &Inst, one: bool, bits: u32) -> Exec {
     let bit = a32(w, i) & (bits - 1);
     let Dst::S(r) = i.sdst else {
         return Ok(Flow::Next);

@@ -370,7 +370,7 @@ fn run_wave(
             // An exception enters the trap handler, if there is one.
             let flow = match r {
                 Ok(flow) => flow,
-                Err(f) => Flow::Jump(control::exception(w, inst.pc, ctx, f)?),
+                Err(f) => Flow::Jump(control::exception(w, inst.pc, ctx, *f)?),
             };
             match flow {
                 Flow::Next => w.index += 1,

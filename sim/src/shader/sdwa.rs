@@ -13,7 +13,7 @@
 
 use super::program::{Dst, Inst, Src};
 use super::wave::{LANES, Ty, Wave};
-use super::{Ctx, Fault, Flow};
+use super::{Ctx, Exec};
 
 const DWORD: u8 = 6;
 
@@ -41,7 +41,7 @@ fn select(v: u32, sel: u8, sext: bool) -> u32 {
 }
 
 /// Executes an SDWA instruction through its operation's handler.
-pub(crate) fn exec(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
+pub(crate) fn exec(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Exec {
     let m = i.mods;
     let mut j = i.clone();
     for k in 0..2 {

@@ -315,6 +315,10 @@ impl Launch {
     pub fn group_id(&self, n: u64) -> [u32; 3] {
         let gx = u64::from(self.groups[0]);
         let gy = u64::from(self.groups[1]);
+        if n < gx {
+            // The first row: no division.
+            return [n as u32, 0, 0];
+        }
         [
             (n % gx) as u32,
             ((n / gx) % gy) as u32,
@@ -387,12 +391,17 @@ impl Launch {
         let first = u64::from(k) * LANES as u64;
         let sx = u64::from(size[0]).max(1);
         let sy = u64::from(size[1]).max(1);
-        // The first lane's id by division, the others by counting on.
-        let (mut x, mut y, mut z) = (
-            (first % sx) as u32,
-            ((first / sx) % sy) as u32,
-            (first / (sx * sy)) as u32,
-        );
+        // The first lane's id by division (none in the first row: a 64-bit
+        // division is tens of cycles), the others by counting on.
+        let (mut x, mut y, mut z) = if first < sx {
+            (first as u32, 0, 0)
+        } else {
+            (
+                (first % sx) as u32,
+                ((first / sx) % sy) as u32,
+                (first / (sx * sy)) as u32,
+            )
+        };
         if first + LANES as u64 <= items && u64::from(x) + LANES as u64 <= sx {
             // The whole wave lies in one row of X: ids count up from x, as
             // shapes (no lanes written). x + 63 < 1024, so the packed X

@@ -270,6 +270,63 @@ fn exact_i32(a: Affine) -> Option<Lin> {
     x.within(-(1 << 31), 1 << 31).then_some(x)
 }
 
+/// Lanes `b + s * lane` as exact integers that fit in i64 with room to
+/// spare (32-bit values and their sums): the carries and compares of
+/// 32-bit operations without i128 arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Small {
+    b: i64,
+    s: i64,
+}
+
+impl Small {
+    /// The lanes as exact unsigned (or signed) 32-bit values.
+    #[inline]
+    fn exact(a: Affine, signed: bool) -> Option<Small> {
+        let (b, one) = if signed {
+            (i64::from(a.base as i32), i64::from(a.lane(1) as i32))
+        } else {
+            (i64::from(a.base), i64::from(a.lane(1)))
+        };
+        let x = Small { b, s: one - b };
+        let range = if signed {
+            -(1i64 << 31)..1i64 << 31
+        } else {
+            0..1i64 << 32
+        };
+        (range.contains(&x.b) && range.contains(&x.last())).then_some(x)
+    }
+
+    #[inline]
+    fn last(self) -> i64 {
+        self.b + self.s * LAST as i64
+    }
+
+    /// The lane mask where the threshold `pred` holds (as
+    /// [`threshold_mask`]).
+    #[inline]
+    fn mask(self, pred: impl Fn(i64) -> bool) -> u64 {
+        let (a, e) = (pred(self.b), pred(self.last()));
+        if a == e {
+            return if a { u64::MAX } else { 0 };
+        }
+        self.lanes_where(pred)
+    }
+
+    /// The lane mask where `pred` holds, lane by lane.
+    fn lanes_where(self, pred: impl Fn(i64) -> bool) -> u64 {
+        (0..LANES as i64).fold(0u64, |m, l| m | (u64::from(pred(self.b + self.s * l)) << l))
+    }
+
+    #[inline]
+    fn low32(self) -> Affine {
+        Affine {
+            base: self.b as u32,
+            stride: self.s as u32,
+        }
+    }
+}
+
 /// The pair's lanes as exact unsigned 64-bit values.
 #[inline]
 fn exact_u64(p: Pair) -> Option<Lin> {
@@ -398,7 +455,7 @@ fn ternary(w: &mut Wave, i: &Inst, op: fn(Affine, Affine, Affine) -> Option<Affi
 }
 
 /// The carry-in of `v_addc`/`v_subb`: 0 or 1 in every lane, else `None`.
-fn carry_in(w: &Wave, i: &Inst) -> Option<i128> {
+fn carry_in(w: &Wave, i: &Inst) -> Option<i64> {
     match i.src[2] {
         Src::None => Some(0),
         s => match w.scalar64(s, Ty::B64) {
@@ -419,21 +476,31 @@ enum Carry {
 /// `v_add_co`/`v_sub_co`/`v_subrev_co` and the carry-in forms: the sum
 /// mod 2^32 to `vdst`, the carry (or borrow) mask to `sdst`.
 fn carry(w: &mut Wave, i: &Inst, kind: Carry, with_in: bool) -> Option<()> {
-    let a = exact_u32(src32(w, i.src[0])?)?;
-    let b = exact_u32(src32(w, i.src[1])?)?;
+    let a = Small::exact(src32(w, i.src[0])?, false)?;
+    let b = Small::exact(src32(w, i.src[1])?, false)?;
     let c = if with_in { carry_in(w, i)? } else { 0 };
+    // |values| < 2^34, |strides| < 2^33: no overflow.
     let (r, mask) = match kind {
         Carry::Add => {
-            let r = a.add(b)?.offset(c)?;
-            (r, threshold_mask(r, |v| v >= P32))
+            let r = Small {
+                b: a.b + b.b + c,
+                s: a.s + b.s,
+            };
+            (r, r.mask(|v| v >= 1 << 32))
         }
         Carry::Sub => {
-            let r = a.sub(b)?.offset(-c)?;
-            (r, threshold_mask(r, |v| v < 0))
+            let r = Small {
+                b: a.b - b.b - c,
+                s: a.s - b.s,
+            };
+            (r, r.mask(|v| v < 0))
         }
         Carry::SubRev => {
-            let r = b.sub(a)?.offset(-c)?;
-            (r, threshold_mask(r, |v| v < 0))
+            let r = Small {
+                b: b.b - a.b - c,
+                s: b.s - a.s,
+            };
+            (r, r.mask(|v| v < 0))
         }
     };
     put32(w, i.vdst, r.low32())?;
@@ -630,23 +697,42 @@ const I64: u8 = 3;
 /// `v_cmp[x]_<cond>_<type>` of integers: conditions as [`super::vcmp`]'s
 /// (0 F, 1 LT, 2 EQ, 3 LE, 4 GT, 5 NE, 6 GE, 7 T).
 fn cmp<const T: u8, const C: u8, const X: bool>(w: &mut Wave, i: &Inst) -> Option<()> {
-    let (a, b) = match T {
-        U32 => (
-            exact_u32(src32(w, i.src[0])?)?,
-            exact_u32(src32(w, i.src[1])?)?,
-        ),
-        I32 => (
-            exact_i32(src32(w, i.src[0])?)?,
-            exact_i32(src32(w, i.src[1])?)?,
-        ),
-        U64 => (
+    if T == U32 || T == I32 {
+        let signed = T == I32;
+        let a = Small::exact(src32(w, i.src[0])?, signed)?;
+        let b = Small::exact(src32(w, i.src[1])?, signed)?;
+        let d = Small {
+            b: a.b - b.b,
+            s: a.s - b.s,
+        };
+        let mask = match C {
+            0 => 0,
+            1 => d.mask(|v| v < 0),
+            2 if d.s == 0 => u64::MAX * u64::from(d.b == 0),
+            2 => d.lanes_where(|v| v == 0),
+            3 => d.mask(|v| v <= 0),
+            4 => d.mask(|v| v > 0),
+            5 if d.s == 0 => u64::MAX * u64::from(d.b != 0),
+            5 => d.lanes_where(|v| v != 0),
+            6 => d.mask(|v| v >= 0),
+            _ => u64::MAX,
+        };
+        w.write_mask(i.sdst, mask);
+        if X {
+            w.set_s64(EXEC, mask);
+        }
+        return Some(());
+    }
+    let (a, b) = if T == U64 {
+        (
             exact_u64(src64(w, i.src[0])?)?,
             exact_u64(src64(w, i.src[1])?)?,
-        ),
-        _ => (
+        )
+    } else {
+        (
             exact_i64(src64(w, i.src[0])?)?,
             exact_i64(src64(w, i.src[1])?)?,
-        ),
+        )
     };
     let d = a.sub(b)?;
     let mask = match C {

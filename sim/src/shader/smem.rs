@@ -10,7 +10,7 @@ use isa::Opcode::{self, *};
 
 use super::program::{Dst, ExecFn, Inst, Src};
 use super::wave::{Ty, Wave};
-use super::{Ctx, Fault, Flow};
+use super::{Ctx, Exec, Fault, Flow};
 use crate::memory::{AtomicOp, DeviceMemory};
 
 fn f(x: ExecFn) -> Option<ExecFn> {
@@ -35,19 +35,15 @@ fn buffer(w: &Wave, i: &Inst) -> (u64, u64) {
     (base, u64::from(w.s[(r + 2) % 128]))
 }
 
-fn load(
-    w: &mut Wave,
-    i: &Inst,
-    ctx: &mut Ctx<'_>,
-    dwords: usize,
-    buffered: bool,
-) -> Result<Flow, Fault> {
+fn load(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, dwords: usize, buffered: bool) -> Exec {
     let Dst::S(d) = i.sdst else {
         return Ok(Flow::Next);
     };
     let d = usize::from(d);
     if d + dwords > 128 {
-        return Err(Fault::Abort("SMEM destination past the scalar file".into()));
+        return Err(Box::new(Fault::Abort(
+            "SMEM destination past the scalar file".into(),
+        )));
     }
     let off = offset(w, i) & !3;
     let mut buf = [0u8; 64];
@@ -94,13 +90,7 @@ fn load(
     Ok(Flow::Next)
 }
 
-fn store(
-    w: &mut Wave,
-    i: &Inst,
-    ctx: &mut Ctx<'_>,
-    dwords: usize,
-    buffered: bool,
-) -> Result<Flow, Fault> {
+fn store(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, dwords: usize, buffered: bool) -> Exec {
     let Src::S(s) = i.data else {
         return Ok(Flow::Next);
     };
@@ -141,7 +131,7 @@ fn atomic(
     a: Atomic,
     wide: bool,
     buffered: bool,
-) -> Result<Flow, Fault> {
+) -> Exec {
     let Src::S(s) = i.data else {
         return Ok(Flow::Next);
     };

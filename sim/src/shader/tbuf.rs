@@ -53,7 +53,7 @@ use isa::Opcode;
 use super::program::{Dst, Inst, Src};
 use super::vmem::{f16_to_f32, f32_to_f16};
 use super::wave::{LANES, Wave};
-use super::{Ctx, Fault, Flow};
+use super::{Ctx, Exec, Fault, Flow};
 
 /// Number formats.
 const UNORM: u8 = 0;
@@ -363,32 +363,29 @@ enum Sink {
 }
 
 /// The handler of a typed buffer load or store.
-pub(crate) fn exec(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
+pub(crate) fn exec(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Exec {
     let name = i.op.name();
     let d16 = name.contains("_d16");
     let hi = name.contains("_d16_hi");
     if name.contains("_store_") {
         let Src::V(s) = i.data else {
-            return Err(Fault::Abort("typed buffer store without data".into()));
+            return Err(Box::new(Fault::Abort(
+                "typed buffer store without data".into(),
+            )));
         };
         return store(w, i, ctx, s, d16, hi);
     }
     let Dst::V(d) = i.vdst else {
-        return Err(Fault::Abort(
+        return Err(Box::new(Fault::Abort(
             "typed buffer load without a destination".into(),
-        ));
+        )));
     };
     load(w, i, ctx, Sink::Vgprs { reg: d, d16, hi })
 }
 
 /// `buffer_load_format_x ... lds`: the converted x component of each lane
 /// goes to LDS at `base + 4 * lane` (`mubuf::lds_form`).
-pub(crate) fn load_to_lds(
-    w: &mut Wave,
-    i: &Inst,
-    ctx: &mut Ctx<'_>,
-    base: u32,
-) -> Result<Flow, Fault> {
+pub(crate) fn load_to_lds(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, base: u32) -> Exec {
     load(w, i, ctx, Sink::Lds { base })
 }
 
@@ -436,28 +433,28 @@ fn fetch(
     Ok(raw)
 }
 
-fn load(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, sink: Sink) -> Result<Flow, Fault> {
+fn load(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, sink: Sink) -> Exec {
     let (_, nfmt, lay) = checked(w, i)?;
     let n = components(i.op);
     let sel = dst_sel(w, i);
     for c in 0..n {
         if matches!((sel >> (3 * c)) & 7, 2 | 3) {
-            return Err(Fault::Illegal {
+            return Err(Box::new(Fault::Illegal {
                 mnemonic: format!(
                     "{} with the reserved DST_SEL {:#05x} (V# word 3 [11:0])",
                     i.mnemonic(),
                     sel
                 ),
                 pc: i.pc,
-            });
+            }));
         }
     }
     if let Sink::Vgprs { reg, d16, .. } = sink {
         let regs = if d16 { n.div_ceil(2) } else { n };
         if usize::from(reg) + regs > w.v.len() {
-            return Err(Fault::Abort(format!(
+            return Err(Box::new(Fault::Abort(format!(
                 "v{reg} + {regs} is past the wave's VGPRs"
-            )));
+            ))));
         }
     }
     let r = super::mubuf::rsrc_of(w, i);
@@ -526,31 +523,24 @@ fn load(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, sink: Sink) -> Result<Flow, F
     Ok(Flow::Next)
 }
 
-fn store(
-    w: &mut Wave,
-    i: &Inst,
-    ctx: &mut Ctx<'_>,
-    reg: u16,
-    d16: bool,
-    hi: bool,
-) -> Result<Flow, Fault> {
+fn store(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, reg: u16, d16: bool, hi: bool) -> Exec {
     let (dfmt, nfmt, lay) = checked(w, i)?;
     let n = components(i.op);
     if lay.packed && n < lay.comps {
-        return Err(Fault::Illegal {
+        return Err(Box::new(Fault::Illegal {
             mnemonic: format!(
                 "{} storing {n} of the {} components of packed data format {dfmt}",
                 i.mnemonic(),
                 lay.comps
             ),
             pc: i.pc,
-        });
+        }));
     }
     let regs = if d16 { n.div_ceil(2) } else { n };
     if usize::from(reg) + regs > w.v.len() {
-        return Err(Fault::Abort(format!(
+        return Err(Box::new(Fault::Abort(format!(
             "v{reg} + {regs} is past the wave's VGPRs"
-        )));
+        ))));
     }
     let r = super::mubuf::rsrc_of(w, i);
     let so = super::mubuf::soffset_of(w, i);

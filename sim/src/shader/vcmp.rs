@@ -14,7 +14,7 @@ use isa::Opcode;
 use super::program::{EXEC, ExecFn, Inst};
 use super::vf32::{Env, flush32};
 use super::wave::{LANES, Ty, Wave};
-use super::{Ctx, Fault, Flow};
+use super::{Ctx, Exec, Flow};
 
 const F16: u8 = 0;
 const F32: u8 = 1;
@@ -117,11 +117,7 @@ fn modify(x: u64, k: u8, i: &Inst, bits: u32) -> u64 {
     x
 }
 
-fn cmp<const T: u8, const C: u8, const X: bool>(
-    w: &mut Wave,
-    i: &Inst,
-    _: &mut Ctx<'_>,
-) -> Result<Flow, Fault> {
+fn cmp<const T: u8, const C: u8, const X: bool>(w: &mut Wave, i: &Inst, _: &mut Ctx<'_>) -> Exec {
     let mut mask = 0u64;
     match T {
         F32 | F16 => {

@@ -24,7 +24,7 @@ use super::vf32::Env;
 use super::vf64::odd64;
 use super::vmem::{f16_to_f32, f32_to_f16};
 use super::wave::{LANES, Ty, Wave};
-use super::{Fault, Flow};
+use super::{Exec, Flow};
 
 fn f(x: ExecFn) -> Option<ExecFn> {
     Some(x)
@@ -85,13 +85,7 @@ fn output(r: f32, i: &Inst, env: Env) -> u16 {
 }
 
 /// `d = op(s0, s1, s2)` over f16 halves.
-fn vh(
-    w: &mut Wave,
-    i: &Inst,
-    c: C,
-    env: Env,
-    op: impl Fn(f32, f32, f32) -> f32,
-) -> Result<Flow, Fault> {
+fn vh(w: &mut Wave, i: &Inst, c: C, env: Env, op: impl Fn(f32, f32, f32) -> f32) -> Exec {
     let a = w.read32(i.src[0], Ty::F16)?;
     let b = match i.src[1] {
         super::program::Src::None => [0; LANES],
@@ -172,7 +166,7 @@ fn minmax(a: f32, b: f32, max: bool, ieee: bool) -> f32 {
 /// or an f32, with `neg` and `abs` (the `neg_hi` field); the fused result
 /// is rounded once to f32, or to f16 into the low or high half (the other
 /// half kept).
-fn fma_mix(w: &mut Wave, i: &Inst, out: Mix) -> Result<Flow, Fault> {
+fn fma_mix(w: &mut Wave, i: &Inst, out: Mix) -> Exec {
     let m = i.mods;
     let mut srcs = [[0u32; LANES]; 3];
     for (k, s) in srcs.iter_mut().enumerate() {

@@ -19,7 +19,7 @@ use isa::Opcode::{self, *};
 
 use super::program::{ExecFn, Inst, Src};
 use super::wave::{LANES, Ty, Wave};
-use super::{Fault, Flow};
+use super::{Exec, Flow};
 
 fn f(x: ExecFn) -> Option<ExecFn> {
     Some(x)
@@ -124,12 +124,7 @@ fn plain(i: &Inst) -> bool {
 
 /// `d = op(s0)`.
 #[inline]
-pub(crate) fn vf1(
-    w: &mut Wave,
-    i: &Inst,
-    env: Env,
-    op: impl Fn(f32) -> f32,
-) -> Result<Flow, Fault> {
+pub(crate) fn vf1(w: &mut Wave, i: &Inst, env: Env, op: impl Fn(f32) -> f32) -> Exec {
     let a = w.read32(i.src[0], Ty::F32)?;
     let mut d = [0u32; LANES];
     for l in 0..LANES {
@@ -141,12 +136,7 @@ pub(crate) fn vf1(
 
 /// `d = op(s0, s1)`.
 #[inline]
-pub(crate) fn vf2(
-    w: &mut Wave,
-    i: &Inst,
-    env: Env,
-    op: impl Fn(f32, f32) -> f32,
-) -> Result<Flow, Fault> {
+pub(crate) fn vf2(w: &mut Wave, i: &Inst, env: Env, op: impl Fn(f32, f32) -> f32) -> Exec {
     if plain(i) && !env.flush_in && !env.flush_out {
         w.map32(i.vdst, [i.src[0], i.src[1]], Ty::F32, |[a, b]| {
             op(f32::from_bits(a), f32::from_bits(b)).to_bits()
@@ -167,13 +157,7 @@ pub(crate) fn vf2(
 /// `d = op(s0, s1, s2)`; `s2` may be the destination (`v_mac`, `v_fmac`)
 /// or the literal K (`v_madak`).
 #[inline]
-fn vf3(
-    w: &mut Wave,
-    i: &Inst,
-    env: Env,
-    c: C,
-    op: impl Fn(f32, f32, f32) -> f32,
-) -> Result<Flow, Fault> {
+fn vf3(w: &mut Wave, i: &Inst, env: Env, c: C, op: impl Fn(f32, f32, f32) -> f32) -> Exec {
     let a = w.read32(i.src[0], Ty::F32)?;
     let b = w.read32(i.src[1], Ty::F32)?;
     let cv = match c {
@@ -212,7 +196,7 @@ fn vf3(
 
 /// `v_fma_f32` / `v_fmac_f32`: without modifiers or denormal flushing,
 /// the host's fused multiply-add over the lanes ([`super::hostfp`]).
-fn fma(w: &mut Wave, i: &Inst, c: C) -> Result<Flow, Fault> {
+fn fma(w: &mut Wave, i: &Inst, c: C) -> Exec {
     let env = Env::f32(w);
     if !(plain(i) && !env.flush_in && !env.flush_out) {
         return vf3(w, i, env, c, f32::mul_add);
@@ -236,13 +220,7 @@ enum C {
 
 /// `v_madmk_f32` (`s0 * K + s1`) and `v_madak_f32` (`s0 * s1 + K`), and
 /// the fused `v_fmamk`/`v_fmaak`.
-fn vk(
-    w: &mut Wave,
-    i: &Inst,
-    env: Env,
-    k_mul: bool,
-    op: impl Fn(f32, f32, f32) -> f32,
-) -> Result<Flow, Fault> {
+fn vk(w: &mut Wave, i: &Inst, env: Env, k_mul: bool, op: impl Fn(f32, f32, f32) -> f32) -> Exec {
     let a = w.read32(i.src[0], Ty::F32)?;
     let b = w.read32(i.src[1], Ty::F32)?;
     let k = f32::from_bits(if env.flush_in { flush32(i.lit) } else { i.lit });

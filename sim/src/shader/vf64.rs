@@ -24,7 +24,7 @@ use isa::Opcode::{self, *};
 use super::program::{ExecFn, Inst};
 use super::vf32::{Env, flush32};
 use super::wave::{LANES, Ty, Wave};
-use super::{Fault, Flow};
+use super::{Exec, Flow};
 
 fn f(x: ExecFn) -> Option<ExecFn> {
     Some(x)
@@ -76,7 +76,7 @@ fn output(r: f64, i: &Inst, env: Env) -> u64 {
     if env.flush_out { flush64(bits) } else { bits }
 }
 
-fn vd1(w: &mut Wave, i: &Inst, op: impl Fn(f64) -> f64) -> Result<Flow, Fault> {
+fn vd1(w: &mut Wave, i: &Inst, op: impl Fn(f64) -> f64) -> Exec {
     let env = Env::f64(w);
     let a = w.read64(i.src[0], Ty::F64)?;
     let mut d = [0u64; LANES];
@@ -87,7 +87,7 @@ fn vd1(w: &mut Wave, i: &Inst, op: impl Fn(f64) -> f64) -> Result<Flow, Fault> {
     Ok(Flow::Next)
 }
 
-fn vd2(w: &mut Wave, i: &Inst, op: impl Fn(f64, f64) -> f64) -> Result<Flow, Fault> {
+fn vd2(w: &mut Wave, i: &Inst, op: impl Fn(f64, f64) -> f64) -> Exec {
     let env = Env::f64(w);
     let a = w.read64(i.src[0], Ty::F64)?;
     let b = w.read64(i.src[1], Ty::F64)?;
@@ -102,13 +102,7 @@ fn vd2(w: &mut Wave, i: &Inst, op: impl Fn(f64, f64) -> f64) -> Result<Flow, Fau
 /// `d = op(s0, s1, s2)`; `s2` is the destination for `v_fmac_f64`.
 /// `d = op(s0, s1, s2)` (`s2` is the destination with `mac`); `fused`
 /// says `op` is the fused multiply-add, which has a fast path.
-fn vd3(
-    w: &mut Wave,
-    i: &Inst,
-    mac: bool,
-    fused: bool,
-    op: impl Fn(f64, f64, f64) -> f64,
-) -> Result<Flow, Fault> {
+fn vd3(w: &mut Wave, i: &Inst, mac: bool, fused: bool, op: impl Fn(f64, f64, f64) -> f64) -> Exec {
     let env = Env::f64(w);
     let a = w.read64(i.src[0], Ty::F64)?;
     let b = w.read64(i.src[1], Ty::F64)?;
@@ -417,7 +411,7 @@ pub(crate) fn div_fixup(s0: f64, s1: f64, s2: f64, inf: f64) -> f64 {
 }
 
 /// The f32 form of the division helpers: 32-bit sources, f32 environment.
-fn div32(w: &mut Wave, i: &Inst, which: Div) -> Result<Flow, Fault> {
+fn div32(w: &mut Wave, i: &Inst, which: Div) -> Exec {
     let env = Env::f32(w);
     let src = |w: &Wave, k: usize| w.read32(i.src[k], Ty::F32);
     let (a, b, c) = (src(w, 0)?, src(w, 1)?, src(w, 2)?);
@@ -455,7 +449,7 @@ fn div32(w: &mut Wave, i: &Inst, which: Div) -> Result<Flow, Fault> {
 }
 
 /// The f64 form of the division helpers.
-fn div64(w: &mut Wave, i: &Inst, which: Div) -> Result<Flow, Fault> {
+fn div64(w: &mut Wave, i: &Inst, which: Div) -> Exec {
     let env = Env::f64(w);
     let a = w.read64(i.src[0], Ty::F64)?;
     let b = w.read64(i.src[1], Ty::F64)?;

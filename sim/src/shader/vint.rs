@@ -8,7 +8,7 @@ use isa::Opcode::{self, *};
 
 use super::program::{ExecFn, Inst, Src};
 use super::wave::{LANES, Lanes, Ty, Wave};
-use super::{Fault, Flow};
+use super::{Exec, Fault, Flow};
 
 fn f(x: ExecFn) -> Option<ExecFn> {
     Some(x)
@@ -16,21 +16,21 @@ fn f(x: ExecFn) -> Option<ExecFn> {
 
 /// `d = op(s0)`.
 #[inline]
-pub(crate) fn v1(w: &mut Wave, i: &Inst, op: impl Fn(u32) -> u32) -> Result<Flow, Fault> {
+pub(crate) fn v1(w: &mut Wave, i: &Inst, op: impl Fn(u32) -> u32) -> Exec {
     w.map32(i.vdst, [i.src[0]], Ty::B32, |[a]| op(a))?;
     Ok(Flow::Next)
 }
 
 /// `d = op(s0, s1)`.
 #[inline]
-pub(crate) fn v2(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32) -> u32) -> Result<Flow, Fault> {
+pub(crate) fn v2(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32) -> u32) -> Exec {
     w.map32(i.vdst, [i.src[0], i.src[1]], Ty::B32, |[a, b]| op(a, b))?;
     Ok(Flow::Next)
 }
 
 /// `d = op(s0, s1, s2)`.
 #[inline]
-pub(crate) fn v3(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32, u32) -> u32) -> Result<Flow, Fault> {
+pub(crate) fn v3(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32, u32) -> u32) -> Exec {
     w.map32(
         i.vdst,
         [i.src[0], i.src[1], i.src[2]],
@@ -44,12 +44,7 @@ pub(crate) fn v3(w: &mut Wave, i: &Inst, op: impl Fn(u32, u32, u32) -> u32) -> R
 /// in is `src2` (VCC for the VOP2 forms) when the operation has one. With
 /// `clamp`, an unsigned overflow saturates.
 #[inline]
-fn vcarry(
-    w: &mut Wave,
-    i: &Inst,
-    sat: u32,
-    op: impl Fn(u32, u32, bool) -> (u32, bool),
-) -> Result<Flow, Fault> {
+fn vcarry(w: &mut Wave, i: &Inst, sat: u32, op: impl Fn(u32, u32, bool) -> (u32, bool)) -> Exec {
     let cin = match i.src[2] {
         Src::None => 0,
         s => w.scalar64(s, Ty::B64),
@@ -116,7 +111,7 @@ fn sub_c(a: u32, b: u32, c: bool) -> (u32, bool) {
 }
 
 /// A 64-bit result from 64-bit `s1` shifted by `s0` (`v_*rev_b64`).
-fn shift64(w: &mut Wave, i: &Inst, op: impl Fn(u64, u32) -> u64) -> Result<Flow, Fault> {
+fn shift64(w: &mut Wave, i: &Inst, op: impl Fn(u64, u32) -> u64) -> Exec {
     let a = w.read32(i.src[0], Ty::B32)?;
     let b = w.read64(i.src[1], Ty::B64)?;
     let mut d = [0u64; LANES];
@@ -128,7 +123,7 @@ fn shift64(w: &mut Wave, i: &Inst, op: impl Fn(u64, u32) -> u64) -> Result<Flow,
 }
 
 /// `v_mad_u64_u32` / `v_mad_i64_i32`: 64-bit `s0 * s1 + s2`, carry out to `sdst`.
-fn mad64(w: &mut Wave, i: &Inst, signed: bool) -> Result<Flow, Fault> {
+fn mad64(w: &mut Wave, i: &Inst, signed: bool) -> Exec {
     let c = w.read64(i.src[2], Ty::B64)?;
     let [a, b] = w.read32_refs([i.src[0], i.src[1]], Ty::B32)?;
     let mut d = [0u64; LANES];
@@ -398,7 +393,7 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         V_SWAP_B32 => f(|w, i, _| {
             // vdst <-> src0 (both VGPRs), in the enabled lanes.
             let (Some(x), Src::V(y)) = (vdst_index(i), i.src[0]) else {
-                return Err(Fault::Abort("v_swap_b32 needs two VGPRs".into()));
+                return Err(Box::new(Fault::Abort("v_swap_b32 needs two VGPRs".into())));
             };
             let exec = w.exec();
             let a: Lanes = *w.vget(x)?;

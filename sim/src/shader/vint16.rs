@@ -11,7 +11,7 @@ use isa::Opcode::{self, *};
 
 use super::program::{Dst, ExecFn, Inst, Src};
 use super::wave::{LANES, Ty, Wave};
-use super::{Fault, Flow};
+use super::{Exec, Flow};
 
 fn f(x: ExecFn) -> Option<ExecFn> {
     Some(x)
@@ -43,12 +43,7 @@ fn fit(r: i64, signed: bool, clamp: bool) -> u32 {
 }
 
 /// `d = op(s0, s1, s2)`; `wide` ops read a 32-bit `s2` and write 32 bits.
-fn v16(
-    w: &mut Wave,
-    i: &Inst,
-    wide: bool,
-    op: impl Fn(u32, u32, u32, bool) -> u32,
-) -> Result<Flow, Fault> {
+fn v16(w: &mut Wave, i: &Inst, wide: bool, op: impl Fn(u32, u32, u32, bool) -> u32) -> Exec {
     let a = w.read32(i.src[0], Ty::B32)?;
     let b = w.read32(i.src[1], Ty::B32)?;
     let c = match i.src[2] {

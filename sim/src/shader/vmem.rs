@@ -29,7 +29,7 @@ use isa::Opcode;
 use super::program::{Dst, ExecFn, FLAT_SCRATCH, Inst, ShapedFn, Src};
 use super::setup::{PRIVATE_BASE, SHARED_BASE};
 use super::wave::{LANES, Ty, Wave};
-use super::{Ctx, Fault, Flow};
+use super::{Ctx, Exec, Fault, Flow};
 use crate::memory::{Access, AtomicOp, DeviceMemory, FaultReason, GpuMemory, MemoryFault};
 
 const FLAT: u8 = 0;
@@ -528,21 +528,19 @@ fn load_bytes(kind: u8) -> usize {
     }
 }
 
-fn load<const SEG: u8, const KIND: u8>(
-    w: &mut Wave,
-    i: &Inst,
-    ctx: &mut Ctx<'_>,
-) -> Result<Flow, Fault> {
+fn load<const SEG: u8, const KIND: u8>(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Exec {
     let Dst::V(d) = i.vdst else {
-        return Err(Fault::Abort("load without a destination VGPR".into()));
+        return Err(Box::new(Fault::Abort(
+            "load without a destination VGPR".into(),
+        )));
     };
     let exec = w.exec();
     let n = load_bytes(KIND);
     let dwords = n.div_ceil(4);
     if usize::from(d) + dwords > w.v.len() {
-        return Err(Fault::Abort(format!(
+        return Err(Box::new(Fault::Abort(format!(
             "v{d} + {dwords} is past the wave's VGPRs"
-        )));
+        ))));
     }
     if (DWORD..=X4).contains(&KIND) && load_dwords::<SEG>(w, i, ctx, exec, usize::from(d), dwords) {
         return Ok(Flow::Next);
@@ -587,11 +585,7 @@ fn load<const SEG: u8, const KIND: u8>(
 /// MUBUF `lds` forms (the immediate offset applies to both addresses, as
 /// LLVM's `int_amdgcn_global_load_lds` documents); the memory address is
 /// the plain load's. A dword past the LDS allocation is dropped.
-fn load_lds<const SEG: u8, const KIND: u8>(
-    w: &mut Wave,
-    i: &Inst,
-    ctx: &mut Ctx<'_>,
-) -> Result<Flow, Fault> {
+fn load_lds<const SEG: u8, const KIND: u8>(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Exec {
     let exec = w.exec();
     let n = load_bytes(KIND);
     let t = targets::<SEG>(w, i)?;
@@ -623,13 +617,9 @@ const BYTE_D16_HI: u8 = 1;
 const SHORT: u8 = 2;
 const SHORT_HI: u8 = 3;
 
-fn store<const SEG: u8, const KIND: u8>(
-    w: &mut Wave,
-    i: &Inst,
-    ctx: &mut Ctx<'_>,
-) -> Result<Flow, Fault> {
+fn store<const SEG: u8, const KIND: u8>(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Exec {
     let Src::V(s) = i.data else {
-        return Err(Fault::Abort("store without a data VGPR".into()));
+        return Err(Box::new(Fault::Abort("store without a data VGPR".into())));
     };
     let exec = w.exec();
     let n: usize = match KIND {
@@ -642,9 +632,9 @@ fn store<const SEG: u8, const KIND: u8>(
     };
     let dwords = n.div_ceil(4);
     if usize::from(s) + dwords > w.v.len() {
-        return Err(Fault::Abort(format!(
+        return Err(Box::new(Fault::Abort(format!(
             "v{s} + {dwords} is past the wave's VGPRs"
-        )));
+        ))));
     }
     if (DWORD..=X4).contains(&KIND) && store_dwords::<SEG>(w, i, ctx, exec, usize::from(s), dwords)
     {
@@ -804,16 +794,18 @@ fn atomic<const SEG: u8, const KIND: u8, const WIDE: bool>(
     w: &mut Wave,
     i: &Inst,
     ctx: &mut Ctx<'_>,
-) -> Result<Flow, Fault> {
+) -> Exec {
     let Src::V(s) = i.data else {
-        return Err(Fault::Abort("atomic without a data VGPR".into()));
+        return Err(Box::new(Fault::Abort("atomic without a data VGPR".into())));
     };
     let t = targets::<SEG>(w, i)?;
     let exec = w.exec();
     let wide = WIDE || matches!(KIND, A_ADD_F64 | A_MIN_F64 | A_MAX_F64);
     let data_dwords = if wide { 2 } else { 1 } * if KIND == A_CMPSWAP { 2 } else { 1 };
     if usize::from(s) + data_dwords > w.v.len() {
-        return Err(Fault::Abort(format!("v{s} is past the wave's VGPRs")));
+        return Err(Box::new(Fault::Abort(format!(
+            "v{s} is past the wave's VGPRs"
+        ))));
     }
     let mut old = [0u64; LANES];
     for l in 0..LANES {
@@ -876,7 +868,9 @@ fn atomic<const SEG: u8, const KIND: u8, const WIDE: bool>(
     if let Dst::V(d) = i.vdst {
         let n = w.v.len();
         if usize::from(d) + usize::from(wide) >= n {
-            return Err(Fault::Abort(format!("v{d} is past the wave's VGPRs")));
+            return Err(Box::new(Fault::Abort(format!(
+                "v{d} is past the wave's VGPRs"
+            ))));
         }
         for l in 0..LANES {
             if exec >> l & 1 != 0 {
