@@ -301,6 +301,15 @@ fn main() {
         "median of {rounds} rounds; load average before {load_before}, after {load_after} \
          (the machine may be shared: a load above the core count slows the sim's side)"
     );
+    // The spread of the interpreted side's rounds (the machine is a VM:
+    // rounds of one run differ by tens of percent).
+    let spread = |v: &[Duration]| {
+        let ms: Vec<String> = v
+            .iter()
+            .map(|d| format!("{:.0}", d.as_secs_f64() * 1e3))
+            .collect();
+        println!("  interpreted rounds, sorted (ms): {}", ms.join(" "));
+    };
     let row = |name: &str, n: usize, sim: Duration, native: Duration| {
         let (s, x) = (rate(n, sim), rate(n, native));
         println!(
@@ -319,14 +328,15 @@ fn main() {
         median(&mut vadd),
         median(&mut vadd_n),
     );
+    spread(&vadd);
     row(
         "(a) saxpy, 16M",
         n,
         median(&mut saxpy),
         median(&mut saxpy_n),
     );
+    spread(&saxpy);
     if only_a {
-        eprintln!("rounds: vadd {vadd:?} saxpy {saxpy:?}");
         return;
     }
     let (f1, f2) = (median(&mut fma), median(&mut fma2));
