@@ -106,6 +106,8 @@ const MAX_RANGES: usize = 6;
 pub(crate) enum TouchVgprs {
     /// None (scalar instructions).
     None,
+    /// The VGPRs its operands name, all among the first 64: one bit each.
+    Low(u64),
     /// The ranges its operands name: (first VGPR-file index, count), the
     /// first `.1` of them.
     Ranges([(u16, u16); MAX_RANGES], u8),
@@ -150,34 +152,54 @@ impl TouchVgprs {
             list[n] = range;
             n += 1;
         }
+        let ranges = &list[..n];
+        if ranges.iter().all(|&(r, c)| r + c <= 64) {
+            let bits = ranges
+                .iter()
+                .fold(0u64, |m, &(r, c)| m | (((1u128 << c) - 1) << r) as u64);
+            return TouchVgprs::Low(bits);
+        }
         TouchVgprs::Ranges(list, n as u8)
     }
 }
 
-/// One pre-decoded instruction.
+/// One pre-decoded instruction. `repr(C)` in this order: what every
+/// instruction's dispatch reads first, together (the run loop's cache
+/// lines), the decoded form last.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub(crate) struct Inst {
-    /// The operation.
-    pub op: Opcode,
     /// Its semantics.
     pub exec: ExecFn,
-    /// The operation's own handler when `exec` wraps it (SDWA, DPP).
-    pub inner: ExecFn,
     /// Its handler over VGPR shapes, when it has one for this encoding
     /// and these modifiers.
     pub shaped: Option<ShapedFn>,
     /// The VGPRs `exec` may access.
     pub touch: TouchVgprs,
-    /// GPU address.
-    pub pc: u64,
-    /// Size in bytes.
-    pub len: u8,
+    /// Sources: 0, 1 and 2 (a VOP2 carry-in or `v_cndmask` mask is 2).
+    pub src: [Src; 3],
     /// Vector destination (`vdst`, `vdata` of loads, DS `vdst`).
     pub vdst: Dst,
     /// Scalar destination (`sdst`, VOPC/VOP3b `vcc`, SMEM `sdata` of loads).
     pub sdst: Dst,
-    /// Sources: 0, 1 and 2 (a VOP2 carry-in or `v_cndmask` mask is 2).
-    pub src: [Src; 3],
+    /// Modifiers.
+    pub mods: Modifiers,
+    /// A VALU instruction (VOP1/VOP2/VOPC/VOP3/VOP3P/SDWA/DPP): its VGPR
+    /// operands are offset under VGPR indexing mode.
+    pub valu: bool,
+    /// The operation.
+    pub op: Opcode,
+    /// Size in bytes.
+    pub len: u8,
+    /// The operation's own handler when `exec` wraps it (SDWA, DPP).
+    pub inner: ExecFn,
+    /// GPU address.
+    pub pc: u64,
+    /// SOPK/SOPP 16-bit immediate, an SMEM or FLAT/MUBUF immediate offset.
+    pub imm: u32,
+    /// A literal that is not a source (the K of `v_madmk`, the value of
+    /// `s_setreg_imm32_b32`).
+    pub lit: u32,
     /// Memory operands: address (FLAT/MUBUF `vaddr`, DS `addr`, SMEM
     /// `sbase`), scalar address (`saddr`, `srsrc`), scalar offset
     /// (`soffset`, SMEM `soffset`), data (`vdata`/`data0`, SMEM `sdata` of
@@ -191,16 +213,6 @@ pub(crate) struct Inst {
     pub data: Src,
     /// `data1`.
     pub data1: Src,
-    /// SOPK/SOPP 16-bit immediate, an SMEM or FLAT/MUBUF immediate offset.
-    pub imm: u32,
-    /// A literal that is not a source (the K of `v_madmk`, the value of
-    /// `s_setreg_imm32_b32`).
-    pub lit: u32,
-    /// Modifiers.
-    pub mods: Modifiers,
-    /// A VALU instruction (VOP1/VOP2/VOPC/VOP3/VOP3P/SDWA/DPP): its VGPR
-    /// operands are offset under VGPR indexing mode.
-    pub valu: bool,
     /// The decoded instruction (for its text and raw fields), or why the
     /// word did not decode.
     pub decoded: Result<Instruction, isa::DecodeError>,

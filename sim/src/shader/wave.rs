@@ -245,6 +245,14 @@ impl Wave {
     pub fn materialize_for(&mut self, inst: &Inst) {
         match &inst.touch {
             TouchVgprs::None => {}
+            TouchVgprs::Low(bits) => {
+                let mut hit = self.tagged.first().copied().unwrap_or(0) & bits;
+                while hit != 0 {
+                    let r = hit.trailing_zeros() as usize;
+                    hit &= hit - 1;
+                    self.materialize(r);
+                }
+            }
             TouchVgprs::Ranges(list, len) => {
                 for &(r, n) in &list[..usize::from(*len)] {
                     self.materialize_range(usize::from(r), usize::from(n));
