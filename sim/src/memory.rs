@@ -842,43 +842,37 @@ impl RangeTranslation {
     /// not.
     #[inline]
     pub(crate) fn u32s(&self, va: u64, len: u64) -> Option<&[AtomicU32]> {
-        let n = usize::try_from(len / 4).ok()?;
-        if va % 4 != 0 || !self.contains(va, n.checked_mul(4)?) {
-            return None;
-        }
-        let off = self.view_offset + (va - self.start) as usize;
-        if !self.view.check(off, n * 4) {
-            return None;
-        }
-        let ptr = self.view.ptr.as_ptr().wrapping_add(off);
-        if ptr as usize % 4 != 0 {
-            return None;
-        }
-        // SAFETY: `n` dwords inside the live view (checked), aligned
-        // (checked); the memory is shared and only ever accessed atomically
-        // or volatilely; the view (held by `self`) outlives the borrow.
-        Some(unsafe { std::slice::from_raw_parts(ptr.cast::<AtomicU32>(), n) })
+        self.atomics(va, len)
     }
 
     /// The qwords at `va` (8-byte aligned), as [`Self::u32s`].
     #[inline]
     pub(crate) fn u64s(&self, va: u64, len: u64) -> Option<&[AtomicU64]> {
-        let n = usize::try_from(len / 8).ok()?;
-        if va % 8 != 0 || !self.contains(va, n.checked_mul(8)?) {
+        self.atomics(va, len)
+    }
+
+    /// The `len / size_of::<T>()` atomics at `va` (aligned for `T`,
+    /// inside the range) in place.
+    #[inline]
+    fn atomics<T: SharedAtomic>(&self, va: u64, len: u64) -> Option<&[T]> {
+        let size = std::mem::size_of::<T>();
+        let n = usize::try_from(len / size as u64).ok()?;
+        if va % size as u64 != 0 || !self.contains(va, n.checked_mul(size)?) {
             return None;
         }
         let off = self.view_offset + (va - self.start) as usize;
-        if !self.view.check(off, n * 8) {
+        if !self.view.check(off, n * size) {
             return None;
         }
         let ptr = self.view.ptr.as_ptr().wrapping_add(off);
-        if ptr as usize % 8 != 0 {
+        if ptr as usize % std::mem::align_of::<T>() != 0 {
             return None;
         }
-        // SAFETY: `n` qwords inside the live view (checked), aligned
-        // (checked); the memory is shared and only ever accessed atomically
-        // or volatilely; the view (held by `self`) outlives the borrow.
-        Some(unsafe { std::slice::from_raw_parts(ptr.cast::<AtomicU64>(), n) })
+        // SAFETY: `n` values of `T` inside the live view (checked), aligned
+        // (checked); `T` is made only of atomics (`SharedAtomic`) and the
+        // memory is shared and only ever accessed atomically or
+        // volatilely; the view (held by `self`) outlives the borrow.
+        Some(unsafe { std::slice::from_raw_parts(ptr.cast::<T>(), n) })
     }
 
     /// Whether the range is writable.

@@ -97,6 +97,20 @@ pub(crate) type ExecFn = fn(&mut Wave, &Inst, &mut Ctx<'_>) -> Exec;
 /// comes back in a register.
 pub(crate) type ShapedFn = fn(&mut Wave, &Inst, &mut Ctx<'_>) -> bool;
 
+/// Whether `e` is a VALU encoding (VOP1/VOP2/VOPC/VOP3/VOP3P/SDWA/DPP).
+fn is_valu(e: Encoding) -> bool {
+    matches!(
+        e,
+        Encoding::Vop1
+            | Encoding::Vop2
+            | Encoding::Vopc
+            | Encoding::Vop3
+            | Encoding::Vop3p
+            | Encoding::Sdwa
+            | Encoding::Dpp
+    )
+}
+
 /// Most VGPR ranges an instruction names.
 const MAX_RANGES: usize = 6;
 
@@ -126,14 +140,7 @@ impl TouchVgprs {
             | Encoding::Sopc
             | Encoding::Sopp
             | Encoding::Smem => return TouchVgprs::None,
-            Encoding::Vop1
-            | Encoding::Vop2
-            | Encoding::Vopc
-            | Encoding::Vop3
-            | Encoding::Vop3p
-            | Encoding::Sdwa
-            | Encoding::Dpp
-                if !name.starts_with("v_movrel") && !name.starts_with("v_mfma") => {}
+            e if is_valu(e) && !name.starts_with("v_movrel") && !name.starts_with("v_mfma") => {}
             _ => return TouchVgprs::All,
         }
         let mut list = [(0u16, 0u16); MAX_RANGES];
@@ -426,16 +433,7 @@ impl Program {
             imm: 0,
             lit: 0,
             mods: *i.modifiers(),
-            valu: matches!(
-                i.encoding(),
-                Encoding::Vop1
-                    | Encoding::Vop2
-                    | Encoding::Vopc
-                    | Encoding::Vop3
-                    | Encoding::Vop3p
-                    | Encoding::Sdwa
-                    | Encoding::Dpp
-            ),
+            valu: is_valu(i.encoding()),
             decoded: Ok(i),
         };
         let mut seen_src = false;

@@ -766,13 +766,7 @@ macro_rules! alu {
 
 /// The shape handler of an integer compare, from its mnemonic.
 fn compare(op: Opcode) -> Option<ShapedFn> {
-    let name = op.name();
-    let (x, rest) = if let Some(r) = name.strip_prefix("v_cmpx_") {
-        (true, r)
-    } else {
-        (false, name.strip_prefix("v_cmp_")?)
-    };
-    let (cond, ty) = rest.rsplit_once('_')?;
+    let (x, cond, ty) = super::vcmp::split_name(op)?;
     let t = match ty {
         "u32" => U32,
         "i32" => I32,

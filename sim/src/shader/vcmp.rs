@@ -232,8 +232,9 @@ fn pick<const T: u8, const X: bool>(c: u8) -> ExecFn {
     conds!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
 }
 
-/// The handler of a compare, from its mnemonic (`v_cmp[x]_<cond>_<type>`).
-pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
+/// A compare's mnemonic `v_cmp[x]_<cond>_<type>` as (writes EXEC,
+/// condition, type).
+pub(crate) fn split_name(op: Opcode) -> Option<(bool, &'static str, &'static str)> {
     let name = op.name();
     let (x, rest) = if let Some(r) = name.strip_prefix("v_cmpx_") {
         (true, r)
@@ -241,6 +242,12 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         (false, name.strip_prefix("v_cmp_")?)
     };
     let (cond, ty) = rest.rsplit_once('_')?;
+    Some((x, cond, ty))
+}
+
+/// The handler of a compare, from its mnemonic (`v_cmp[x]_<cond>_<type>`).
+pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
+    let (x, cond, ty) = split_name(op)?;
     let t = match ty {
         "f16" => F16,
         "f32" => F32,

@@ -1,4 +1,7 @@
-// llvm-mc-19 -triple=amdgcn-amd-amdhsa -mcpu=gfx90a --show-encoding
+//! The instructions the shape test runs (`tests.rs`): each row the text
+//! `llvm-mc-19 -triple=amdgcn-amd-amdhsa -mcpu=gfx90a --show-encoding`
+//! printed for it and the encoding it gave, not written by hand.
+
 pub(super) const CASES: &[(&str, &[u8])] = &[
     ("v_mov_b32_e32 v1, v2", &[0x02, 0x03, 0x02, 0x7e]),
     ("v_mov_b32_e32 v1, s2", &[0x02, 0x02, 0x02, 0x7e]),
