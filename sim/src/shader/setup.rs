@@ -402,10 +402,13 @@ impl Launch {
                 (first / (sx * sy)) as u32,
             )
         };
-        if first + LANES as u64 <= items && u64::from(x) + LANES as u64 <= sx {
+        // Packed ids keep X in 10 bits: the shape `packed + lane` equals
+        // the lanes' `(x + lane) | y << 10 | z << 20` while x + 63 < 1024
+        // (always, for the work-group sizes of the ISA).
+        let fits_packed = !self.packed_workitem_ids || u64::from(x) + LANES as u64 <= 1024;
+        if first + LANES as u64 <= items && u64::from(x) + LANES as u64 <= sx && fits_packed {
             // The whole wave lies in one row of X: ids count up from x, as
-            // shapes (no lanes written). x + 63 < 1024, so the packed X
-            // field never carries into Y.
+            // shapes (no lanes written).
             w.set_s64(super::program::EXEC, u64::MAX);
             let y = if self.workitem_dims > 1 { y } else { 0 };
             let z = if self.workitem_dims > 2 { z } else { 0 };
