@@ -219,7 +219,16 @@ fn main() {
     }
     // `SHADER_BENCH_ONLY=a` runs (a) alone (for a profile of the
     // streaming kernels).
-    let only_a = std::env::var("SHADER_BENCH_ONLY").is_ok_and(|v| v == "a");
+    // `SHADER_BENCH_ONLY=c` runs (b) and (c) alone (the scaling).
+    let only = std::env::var("SHADER_BENCH_ONLY").unwrap_or_default();
+    let (only_a, only_c) = (only == "a", only == "c");
+    // `SHADER_BENCH_ROUNDS=N`: N rounds instead of 5 (a median over more
+    // rounds on a noisy machine).
+    let rounds = std::env::var("SHADER_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&r| r > 0 && measure)
+        .unwrap_or(rounds);
     let load_before = loadavg();
     let one = Bench::new(1);
     let two = Bench::new(2);
@@ -239,34 +248,36 @@ fn main() {
     let (mut saxpy, mut saxpy_n) = (vec![], vec![]);
     let (mut fma, mut fma_n, mut fma_w, mut fma2) = (vec![], vec![], vec![], vec![]);
     for _ in 0..rounds {
-        // (a) vector add.
-        vadd_n.push(time(|| native_vadd(&a, &b, &mut want)));
-        vadd.push(one.run(
-            "bench_vadd",
-            &[
-                Arg::Ptr(ba.va),
-                Arg::Ptr(bb.va),
-                Arg::Ptr(bc.va),
-                Arg::u32(n as u32),
-            ],
-            n,
-        ));
-        assert!(holds(&bc, &want), "bench_vadd result");
-        // (a) saxpy, y = b each round.
-        bc.write_f32s(0, &b);
-        want.copy_from_slice(&b);
-        saxpy_n.push(time(|| native_saxpy(alpha, &a, &mut want)));
-        saxpy.push(one.run(
-            "bench_saxpy",
-            &[
-                Arg::f32(alpha),
-                Arg::Ptr(ba.va),
-                Arg::Ptr(bc.va),
-                Arg::u32(n as u32),
-            ],
-            n,
-        ));
-        assert!(holds(&bc, &want), "bench_saxpy result");
+        if !only_c {
+            // (a) vector add.
+            vadd_n.push(time(|| native_vadd(&a, &b, &mut want)));
+            vadd.push(one.run(
+                "bench_vadd",
+                &[
+                    Arg::Ptr(ba.va),
+                    Arg::Ptr(bb.va),
+                    Arg::Ptr(bc.va),
+                    Arg::u32(n as u32),
+                ],
+                n,
+            ));
+            assert!(holds(&bc, &want), "bench_vadd result");
+            // (a) saxpy, y = b each round.
+            bc.write_f32s(0, &b);
+            want.copy_from_slice(&b);
+            saxpy_n.push(time(|| native_saxpy(alpha, &a, &mut want)));
+            saxpy.push(one.run(
+                "bench_saxpy",
+                &[
+                    Arg::f32(alpha),
+                    Arg::Ptr(ba.va),
+                    Arg::Ptr(bc.va),
+                    Arg::u32(n as u32),
+                ],
+                n,
+            ));
+            assert!(holds(&bc, &want), "bench_saxpy result");
+        }
         if only_a {
             continue;
         }
@@ -322,20 +333,22 @@ fn main() {
             x / s
         );
     };
-    row(
-        "(a) vector add, 16M",
-        n,
-        median(&mut vadd),
-        median(&mut vadd_n),
-    );
-    spread(&vadd);
-    row(
-        "(a) saxpy, 16M",
-        n,
-        median(&mut saxpy),
-        median(&mut saxpy_n),
-    );
-    spread(&saxpy);
+    if !only_c {
+        row(
+            "(a) vector add, 16M",
+            n,
+            median(&mut vadd),
+            median(&mut vadd_n),
+        );
+        spread(&vadd);
+        row(
+            "(a) saxpy, 16M",
+            n,
+            median(&mut saxpy),
+            median(&mut saxpy_n),
+        );
+        spread(&saxpy);
+    }
     if only_a {
         return;
     }
@@ -353,4 +366,8 @@ fn main() {
         f1.as_secs_f64() * 1e3,
         f1.as_secs_f64() / f2.as_secs_f64()
     );
+    if only_c {
+        spread(&fma);
+        spread(&fma2);
+    }
 }

@@ -837,48 +837,25 @@ impl RangeTranslation {
                 .read(self.view_offset + (va - self.start) as usize, buf)
     }
 
-    /// The `len / 4` dwords at `va` (4-byte aligned, inside the range) in
-    /// place, as atomics (relaxed loads and stores are plain ones); None if
-    /// not.
+    /// Whether `other` holds the same backing view (keeping either keeps
+    /// the other's memory alive).
     #[inline]
-    pub(crate) fn u32s(&self, va: u64, len: u64) -> Option<&[AtomicU32]> {
-        self.atomics(va, len)
+    pub(crate) fn same_view(&self, other: &RangeTranslation) -> bool {
+        Arc::ptr_eq(&self.view, &other.view)
     }
 
-    /// The qwords at `va` (8-byte aligned), as [`Self::u32s`].
+    /// The range's bounds and host address as plain data, for a cache's
+    /// search ([`Span`]); valid while this translation lives.
     #[inline]
-    pub(crate) fn u64s(&self, va: u64, len: u64) -> Option<&[AtomicU64]> {
-        self.atomics(va, len)
-    }
-
-    /// The `len / size_of::<T>()` atomics at `va` (aligned for `T`,
-    /// inside the range) in place.
-    #[inline]
-    fn atomics<T: SharedAtomic>(&self, va: u64, len: u64) -> Option<&[T]> {
-        let size = std::mem::size_of::<T>();
-        let n = usize::try_from(len / size as u64).ok()?;
-        if va % size as u64 != 0 || !self.contains(va, n.checked_mul(size)?) {
-            return None;
+    pub(crate) fn span(&self) -> Span {
+        Span {
+            start: self.start,
+            end: self.end,
+            // In the view: the whole range lies in it (checked when
+            // translated).
+            host: self.view.ptr.as_ptr().wrapping_add(self.view_offset),
+            writable: self.writable,
         }
-        let off = self.view_offset + (va - self.start) as usize;
-        if !self.view.check(off, n * size) {
-            return None;
-        }
-        let ptr = self.view.ptr.as_ptr().wrapping_add(off);
-        if ptr as usize % std::mem::align_of::<T>() != 0 {
-            return None;
-        }
-        // SAFETY: `n` values of `T` inside the live view (checked), aligned
-        // (checked); `T` is made only of atomics (`SharedAtomic`) and the
-        // memory is shared and only ever accessed atomically or
-        // volatilely; the view (held by `self`) outlives the borrow.
-        Some(unsafe { std::slice::from_raw_parts(ptr.cast::<T>(), n) })
-    }
-
-    /// Whether the range is writable.
-    #[inline]
-    pub(crate) fn writable(&self) -> bool {
-        self.writable
     }
 
     /// Volatile copy of `data` to `va` (inside a writable range); false if
@@ -890,6 +867,60 @@ impl RangeTranslation {
             && self
                 .view
                 .write(self.view_offset + (va - self.start) as usize, data)
+    }
+}
+
+/// A translated range as plain data: its VAs `[start, end)` are the
+/// host bytes from `host`. It borrows nothing: it is valid only while the
+/// [`RangeTranslation`] it came from (which holds the backing view) lives,
+/// which its user guarantees (the shader core's translation cache keeps
+/// every translation it handed spans of until it is borrowed mutably).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Span {
+    start: u64,
+    end: u64,
+    host: *mut u8,
+    writable: bool,
+}
+
+impl Span {
+    /// A span that holds nothing.
+    pub(crate) const EMPTY: Span = Span {
+        start: 1,
+        end: 0,
+        host: std::ptr::null_mut(),
+        writable: false,
+    };
+
+    /// Whether `[va, va + len)` lies in the span (and it is writable if
+    /// `write`).
+    #[inline(always)]
+    pub(crate) fn holds(&self, va: u64, len: u64, write: bool) -> bool {
+        va >= self.start && va <= self.end && len <= self.end - va && (self.writable || !write)
+    }
+
+    /// The `len / size_of::<T>()` atomics at `va` (aligned for `T`, inside
+    /// the span) in place.
+    ///
+    /// # Safety
+    ///
+    /// The translation the span came from lives for `'a`.
+    #[inline(always)]
+    pub(crate) unsafe fn atomics<'a, T: SharedAtomic>(&self, va: u64, len: u64) -> Option<&'a [T]> {
+        let size = std::mem::size_of::<T>() as u64;
+        if va % size != 0 || !self.holds(va, len, false) {
+            return None;
+        }
+        let ptr = self.host.wrapping_add((va - self.start) as usize);
+        if ptr as usize % std::mem::align_of::<T>() != 0 {
+            return None;
+        }
+        // SAFETY: `len / size` values of `T` inside the span (checked),
+        // which lies in the live view of its translation (alive for `'a`:
+        // the caller's contract); aligned (checked); `T` is made only of
+        // atomics (`SharedAtomic`) and the memory is shared and only ever
+        // accessed atomically or volatilely.
+        Some(unsafe { std::slice::from_raw_parts(ptr.cast::<T>(), (len / size) as usize) })
     }
 }
 

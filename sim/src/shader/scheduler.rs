@@ -119,7 +119,7 @@ fn worker(shared: &Shared<'_>) {
     let total = launch.group_count();
     let mut waves: Vec<Wave> = Vec::new();
     let mut lds = vec![0u8; launch.lds_bytes];
-    let tlb = Tlb::new(shared.memory);
+    let mut tlb = Tlb::new(shared.memory);
     let mut counts = shared.counts.as_ref().map(|_| coverage::counts());
     let mut blocks = Blocks::new();
     loop {
@@ -144,6 +144,8 @@ fn worker(shared: &Shared<'_>) {
             counts.as_mut(),
             &mut blocks,
         );
+        // Translations replaced while the group ran may go now.
+        tlb.release();
         let waiting = {
             let mut occ = lock(&shared.occupancy);
             occ.release(resident);

@@ -189,6 +189,15 @@ impl Lin {
 
     #[inline]
     fn scale(self, k: i128) -> Option<Lin> {
+        // Factors below 2^60 make products below 2^120: no overflow check
+        // (an i128 checked multiply is a library call).
+        const SMALL: u128 = 1 << 60;
+        if self.b.unsigned_abs() < SMALL
+            && self.s.unsigned_abs() < SMALL
+            && k.unsigned_abs() < SMALL
+        {
+            return Lin::new(self.b * k, self.s * k);
+        }
         Lin::new(self.b.checked_mul(k)?, self.s.checked_mul(k)?)
     }
 
@@ -233,7 +242,7 @@ impl Lin {
 
 /// The lane mask where `pred` holds, `pred` a threshold on the values
 /// (true on one side of a bound): all or none when both ends agree.
-#[inline]
+#[inline(always)]
 fn threshold_mask(x: Lin, pred: impl Fn(i128) -> bool) -> u64 {
     let (a, e) = (pred(x.b), pred(x.last()));
     if a == e {
@@ -249,7 +258,7 @@ fn lane_mask(x: Lin, pred: impl Fn(i128) -> bool) -> u64 {
 }
 
 /// The lanes as exact unsigned 32-bit values.
-#[inline]
+#[inline(always)]
 fn exact_u32(a: Affine) -> Option<Lin> {
     let b = i128::from(a.base);
     let x = Lin {
@@ -260,7 +269,7 @@ fn exact_u32(a: Affine) -> Option<Lin> {
 }
 
 /// The lanes as exact signed 32-bit values.
-#[inline]
+#[inline(always)]
 fn exact_i32(a: Affine) -> Option<Lin> {
     let b = i128::from(a.base as i32);
     let x = Lin {
@@ -328,7 +337,7 @@ impl Small {
 }
 
 /// The pair's lanes as exact unsigned 64-bit values.
-#[inline]
+#[inline(always)]
 fn exact_u64(p: Pair) -> Option<Lin> {
     let (lo, hi) = (exact_u32(p.lo)?, exact_u32(p.hi)?);
     Some(Lin {
@@ -338,7 +347,7 @@ fn exact_u64(p: Pair) -> Option<Lin> {
 }
 
 /// The pair's lanes as exact signed 64-bit values.
-#[inline]
+#[inline(always)]
 fn exact_i64(p: Pair) -> Option<Lin> {
     let x = exact_u64(p)?;
     if x.within(0, 1 << 63) {
@@ -353,9 +362,11 @@ fn exact_i64(p: Pair) -> Option<Lin> {
 /// The lanes mod 2^64 as a pair of shapes: when every lane has the same
 /// quotient by 2^64 and the high dword of the remainder is linear with a
 /// low dword that never wraps.
+#[inline(always)]
 fn pair_of(r: Lin) -> Option<Pair> {
-    let k = r.b.div_euclid(P64);
-    if r.last().div_euclid(P64) != k {
+    // `floor(x / 2^64)` as a shift (an i128 division is a library call).
+    let k = r.b >> 64;
+    if r.last() >> 64 != k {
         return None;
     }
     let r = r.offset(-k * P64)?;
@@ -373,7 +384,7 @@ fn pair_of(r: Lin) -> Option<Pair> {
 
 /// A 32-bit source's shape: a tagged VGPR's, or a scalar or constant
 /// (uniform). `None` for a materialised VGPR.
-#[inline]
+#[inline(always)]
 fn src32(w: &Wave, s: Src) -> Option<Affine> {
     match s {
         Src::V(r) => w.shape(r),
@@ -383,7 +394,7 @@ fn src32(w: &Wave, s: Src) -> Option<Affine> {
 }
 
 /// A 64-bit source's shapes, as [`src32`].
-#[inline]
+#[inline(always)]
 fn src64(w: &Wave, s: Src) -> Option<Pair> {
     match s {
         Src::V(r) => Some(Pair {
@@ -396,14 +407,14 @@ fn src64(w: &Wave, s: Src) -> Option<Pair> {
 }
 
 /// A uniform 32-bit source's value.
-#[inline]
+#[inline(always)]
 fn uniform32(w: &Wave, s: Src) -> Option<u32> {
     src32(w, s)?.value()
 }
 
 /// Whether `n` VGPRs from `d` can take a result (a null destination
 /// discards it; an SGPR one is the ordinary handler's error).
-#[inline]
+#[inline(always)]
 fn writable(w: &Wave, d: Dst, n: usize) -> bool {
     match d {
         Dst::V(r) => usize::from(r) + n <= w.v.len(),
@@ -412,7 +423,7 @@ fn writable(w: &Wave, d: Dst, n: usize) -> bool {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn put32(w: &mut Wave, d: Dst, a: Affine) -> Option<()> {
     if !writable(w, d, 1) {
         return None;
@@ -423,7 +434,7 @@ fn put32(w: &mut Wave, d: Dst, a: Affine) -> Option<()> {
     Some(())
 }
 
-#[inline]
+#[inline(always)]
 fn put64(w: &mut Wave, d: Dst, p: Pair) -> Option<()> {
     if !writable(w, d, 2) {
         return None;
@@ -435,16 +446,19 @@ fn put64(w: &mut Wave, d: Dst, p: Pair) -> Option<()> {
     Some(())
 }
 
+#[inline(always)]
 fn mov(w: &mut Wave, i: &Inst) -> Option<()> {
     let a = src32(w, i.src[0])?;
     put32(w, i.vdst, a)
 }
 
+#[inline(always)]
 fn binary(w: &mut Wave, i: &Inst, op: fn(Affine, Affine) -> Option<Affine>) -> Option<()> {
     let r = op(src32(w, i.src[0])?, src32(w, i.src[1])?)?;
     put32(w, i.vdst, r)
 }
 
+#[inline(always)]
 fn ternary(w: &mut Wave, i: &Inst, op: fn(Affine, Affine, Affine) -> Option<Affine>) -> Option<()> {
     let r = op(
         src32(w, i.src[0])?,
@@ -455,6 +469,7 @@ fn ternary(w: &mut Wave, i: &Inst, op: fn(Affine, Affine, Affine) -> Option<Affi
 }
 
 /// The carry-in of `v_addc`/`v_subb`: 0 or 1 in every lane, else `None`.
+#[inline(always)]
 fn carry_in(w: &Wave, i: &Inst) -> Option<i64> {
     match i.src[2] {
         Src::None => Some(0),
@@ -475,6 +490,7 @@ enum Carry {
 
 /// `v_add_co`/`v_sub_co`/`v_subrev_co` and the carry-in forms: the sum
 /// mod 2^32 to `vdst`, the carry (or borrow) mask to `sdst`.
+#[inline(always)]
 fn carry(w: &mut Wave, i: &Inst, kind: Carry, with_in: bool) -> Option<()> {
     let a = Small::exact(src32(w, i.src[0])?, false)?;
     let b = Small::exact(src32(w, i.src[1])?, false)?;
@@ -624,6 +640,7 @@ fn mad_u24(a: Affine, b: Affine, c: Affine) -> Option<Affine> {
 }
 
 /// 64-bit `src1` shifted by uniform `src0 & 63` (`v_*rev_b64`).
+#[inline(always)]
 fn shift64(w: &mut Wave, i: &Inst, kind: u8) -> Option<()> {
     let k = uniform32(w, i.src[0])? & 63;
     let p = src64(w, i.src[1])?;
@@ -637,6 +654,7 @@ fn shift64(w: &mut Wave, i: &Inst, kind: u8) -> Option<()> {
 
 /// `v_mad_u64_u32` / `v_mad_i64_i32`: `src0 * src1 + src2` (one of the
 /// factors uniform), the carry (or signed overflow) to `sdst`.
+#[inline(always)]
 fn mad64(w: &mut Wave, i: &Inst, signed: bool) -> Option<()> {
     let (a, b) = (src32(w, i.src[0])?, src32(w, i.src[1])?);
     let c = src64(w, i.src[2])?;
@@ -665,6 +683,7 @@ fn mad64(w: &mut Wave, i: &Inst, signed: bool) -> Option<()> {
 }
 
 /// `v_cndmask_b32` with a mask of none or all lanes.
+#[inline(always)]
 fn cndmask(w: &mut Wave, i: &Inst) -> Option<()> {
     let r = match w.scalar64(i.src[2], Ty::B64) {
         0 => src32(w, i.src[0])?,

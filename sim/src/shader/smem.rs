@@ -63,18 +63,11 @@ fn load(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, dwords: usize, buffered: bool
         let va = base.wrapping_add(off) & !3;
         let len = 4 * dwords as u64;
         // The common case: the dwords inside one mapped range, read as
-        // dwords (no byte copy).
-        if let Some(m) = ctx.mem.range(va, len, false).and_then(|r| {
-            let m: Option<[u32; 16]> = r.u32s(va, len).map(|m| {
-                let mut x = [0u32; 16];
-                for (x, word) in x.iter_mut().zip(m) {
-                    *x = word.load(Ordering::Relaxed);
-                }
-                x
-            });
-            m
-        }) {
-            w.s[d..d + dwords].copy_from_slice(&m[..dwords]);
+        // dwords straight into the scalar file (no byte copy).
+        if let Some(m) = ctx.mem.u32s(va, len, false) {
+            for (s, word) in w.s[d..d + dwords].iter_mut().zip(m) {
+                *s = word.load(Ordering::Relaxed);
+            }
             return Ok(Flow::Next);
         }
         ctx.mem.read_bytes(va, bytes).map_err(Fault::Memory)?;

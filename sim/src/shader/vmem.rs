@@ -305,10 +305,7 @@ fn load_dwords<const SEG: u8>(
     let Some((lo, len)) = span(&a, exec, 4 * dwords as u64) else {
         return false;
     };
-    let Some(r) = ctx.mem.range(lo, len, false) else {
-        return false;
-    };
-    let Some(m) = r.u32s(lo, len) else {
+    let Some(m) = ctx.mem.u32s(lo, len, false) else {
         return false;
     };
     for k in 0..dwords {
@@ -342,10 +339,7 @@ fn store_dwords<const SEG: u8>(
     let Some((lo, len)) = span(&a, exec, 4 * dwords as u64) else {
         return false;
     };
-    let Some(r) = ctx.mem.range(lo, len, true) else {
-        return false;
-    };
-    let Some(m) = r.u32s(lo, len) else {
+    let Some(m) = ctx.mem.u32s(lo, len, true) else {
         return false;
     };
     // Lane order, as the slow path (overlapping lanes: the last one wins).
@@ -366,12 +360,9 @@ fn store_dwords<const SEG: u8>(
 #[inline]
 fn load_span(w: &mut Wave, ctx: &Ctx<'_>, lo: u64, d: usize, dwords: usize) -> bool {
     let len = (LANES * 4 * dwords) as u64;
-    let Some(r) = ctx.mem.range(lo, len, false) else {
-        return false;
-    };
     if dwords == 1 {
         // Two lanes a qword: half the loads.
-        if let Some(m) = r.u64s(lo, len) {
+        if let Some(m) = ctx.mem.u64s(lo, len, false) {
             let dst = &mut w.v[d];
             for (pair, word) in dst.chunks_exact_mut(2).zip(m) {
                 let x = word.load(Ordering::Relaxed);
@@ -381,7 +372,7 @@ fn load_span(w: &mut Wave, ctx: &Ctx<'_>, lo: u64, d: usize, dwords: usize) -> b
             return true;
         }
     }
-    let Some(m) = r.u32s(lo, len) else {
+    let Some(m) = ctx.mem.u32s(lo, len, false) else {
         return false;
     };
     if dwords == 1 {
@@ -403,11 +394,8 @@ fn load_span(w: &mut Wave, ctx: &Ctx<'_>, lo: u64, d: usize, dwords: usize) -> b
 #[inline]
 fn store_span(w: &Wave, ctx: &Ctx<'_>, lo: u64, s: usize, dwords: usize) -> bool {
     let len = (LANES * 4 * dwords) as u64;
-    let Some(r) = ctx.mem.range(lo, len, true) else {
-        return false;
-    };
     if dwords == 1 {
-        if let Some(m) = r.u64s(lo, len) {
+        if let Some(m) = ctx.mem.u64s(lo, len, true) {
             for (word, pair) in m.iter().zip(w.v[s].chunks_exact(2)) {
                 word.store(
                     u64::from(pair[0]) | (u64::from(pair[1]) << 32),
@@ -417,7 +405,7 @@ fn store_span(w: &Wave, ctx: &Ctx<'_>, lo: u64, s: usize, dwords: usize) -> bool
             return true;
         }
     }
-    let Some(m) = r.u32s(lo, len) else {
+    let Some(m) = ctx.mem.u32s(lo, len, true) else {
         return false;
     };
     if dwords == 1 {
