@@ -28,7 +28,11 @@ struct Cu {
     groups_free: u16,
 }
 
-/// The slots one resident workgroup holds.
+/// Most waves of a workgroup: a CU's wave slots.
+pub(crate) const MAX_GROUP_WAVES: usize = (SIMD_PER_CU * MAX_WAVES_PER_SIMD) as usize;
+
+/// The slots one resident workgroup holds (no heap: placing and
+/// releasing a workgroup is on every workgroup's path).
 #[derive(Debug, Default)]
 pub(crate) struct Residency {
     cu: usize,
@@ -37,9 +41,9 @@ pub(crate) struct Residency {
     /// Its TG_ID on the CU.
     pub group_slot: u32,
     /// Each wave's SIMD and wave id.
-    pub waves: Vec<(u32, u32)>,
+    pub waves: heapless::Vec<(u32, u32), MAX_GROUP_WAVES>,
     /// Each wave's scratch slot (empty when the kernel has no scratch).
-    pub scratch: Vec<u64>,
+    pub scratch: heapless::Vec<u64, MAX_GROUP_WAVES>,
     lds: u32,
 }
 
@@ -48,8 +52,12 @@ pub(crate) struct Residency {
 pub(crate) struct Occupancy {
     cus: Vec<Cu>,
     next: usize,
-    /// Free scratch slots (true: free), when the kernel uses scratch.
-    scratch_free: Vec<bool>,
+    /// Free scratch slots (bit `i` of word `i / 64` set: slot `i` is
+    /// free), when the kernel uses scratch.
+    scratch_free: Vec<u64>,
+    /// Scratch slots in all, and free.
+    scratch_slots: usize,
+    scratch_free_count: usize,
     scratch_used: bool,
     /// Work-groups waiting for room (the scheduler wakes them only then).
     pub(crate) waiting: usize,
@@ -63,6 +71,7 @@ impl Occupancy {
     /// Every CU of `units` empty; `scratch_slots` scratch wave slots if the
     /// kernel uses scratch (`None`: it does not).
     pub(crate) fn new(units: &[ComputeUnit], scratch_slots: Option<u64>) -> Self {
+        let slots = scratch_slots.unwrap_or(0).min(1 << 20) as usize;
         let cus = units
             .iter()
             .map(|&unit| Cu {
@@ -75,7 +84,17 @@ impl Occupancy {
         Self {
             cus,
             next: 0,
-            scratch_free: vec![true; scratch_slots.unwrap_or(0).min(1 << 20) as usize],
+            scratch_free: {
+                let mut words = vec![u64::MAX; slots.div_ceil(64)];
+                if slots % 64 != 0 {
+                    if let Some(last) = words.last_mut() {
+                        *last = (1 << (slots % 64)) - 1;
+                    }
+                }
+                words
+            },
+            scratch_slots: slots,
+            scratch_free_count: slots,
             scratch_used: scratch_slots.is_some(),
             waiting: 0,
         }
@@ -87,7 +106,7 @@ impl Occupancy {
         if self.cus.is_empty() {
             return Some("the queue's CU mask enables no CU".into());
         }
-        if waves > SIMD_PER_CU * MAX_WAVES_PER_SIMD {
+        if waves as usize > MAX_GROUP_WAVES {
             return Some(format!(
                 "a workgroup of {waves} waves exceeds a CU's {} wave slots",
                 SIMD_PER_CU * MAX_WAVES_PER_SIMD
@@ -96,10 +115,10 @@ impl Occupancy {
         if lds > LDS_SIZE_KIB * 1024 {
             return Some(format!("a workgroup's {lds} bytes of LDS exceed a CU's"));
         }
-        if self.scratch_used && (self.scratch_free.len() as u64) < u64::from(waves) {
+        if self.scratch_used && (self.scratch_slots as u64) < u64::from(waves) {
             return Some(format!(
                 "the queue's scratch holds {} waves (COMPUTE_TMPRING_SIZE.WAVES and the backing memory); a workgroup has {waves}",
-                self.scratch_free.len()
+                self.scratch_slots
             ));
         }
         None
@@ -108,7 +127,9 @@ impl Occupancy {
     /// Places a workgroup of `waves` waves and `lds` bytes of LDS, or
     /// `None` while no enabled CU (or not enough scratch) has room.
     pub(crate) fn place(&mut self, waves: u32, lds: u32) -> Option<Residency> {
-        if self.scratch_used && self.scratch_free.iter().filter(|&&f| f).count() < waves as usize {
+        if waves as usize > MAX_GROUP_WAVES
+            || (self.scratch_used && self.scratch_free_count < waves as usize)
+        {
             return None;
         }
         let n = self.cus.len();
@@ -123,30 +144,33 @@ impl Occupancy {
         let group_slot = c.groups_free.trailing_zeros();
         c.groups_free &= !(1 << group_slot);
         c.lds_free -= lds;
-        let waves_at = (0..waves)
-            .map(|_| {
-                // The SIMD with the most free slots (the first of equals).
-                let s = (0..SIMD_PER_CU)
-                    .rev()
-                    .max_by_key(|&s| c.simd_free[s as usize].count_ones())
-                    .unwrap_or(0);
-                let free = &mut c.simd_free[s as usize];
-                let id = free.trailing_zeros();
-                *free &= !(1 << id);
-                (s, id)
-            })
-            .collect();
-        let mut scratch = Vec::new();
+        let mut waves_at = heapless::Vec::new();
+        for _ in 0..waves {
+            // The SIMD with the most free slots (the first of equals).
+            let s = (0..SIMD_PER_CU)
+                .rev()
+                .max_by_key(|&s| c.simd_free[s as usize].count_ones())
+                .unwrap_or(0);
+            let free = &mut c.simd_free[s as usize];
+            let id = free.trailing_zeros();
+            *free &= !(1 << id);
+            // At most MAX_GROUP_WAVES (checked above).
+            let _ = waves_at.push((s, id));
+        }
+        let mut scratch = heapless::Vec::new();
         if self.scratch_used {
-            for (i, f) in self.scratch_free.iter_mut().enumerate() {
+            // The lowest free slots.
+            for (w, word) in self.scratch_free.iter_mut().enumerate() {
+                while *word != 0 && scratch.len() < waves as usize {
+                    let b = word.trailing_zeros() as usize;
+                    *word &= !(1 << b);
+                    let _ = scratch.push((w * 64 + b) as u64);
+                }
                 if scratch.len() == waves as usize {
                     break;
                 }
-                if *f {
-                    *f = false;
-                    scratch.push(i as u64);
-                }
             }
+            self.scratch_free_count -= scratch.len();
         }
         Some(Residency {
             cu: pick,
@@ -168,8 +192,12 @@ impl Occupancy {
             }
         }
         for s in r.scratch {
-            if let Some(f) = self.scratch_free.get_mut(s as usize) {
-                *f = true;
+            let s = s as usize;
+            if let Some(word) = self.scratch_free.get_mut(s / 64) {
+                if *word & (1 << (s % 64)) == 0 {
+                    *word |= 1 << (s % 64);
+                    self.scratch_free_count += 1;
+                }
             }
         }
     }

@@ -336,6 +336,22 @@ fn run_wave(
     shared: &Shared<'_>,
     blocks: &mut Blocks,
 ) -> Result<(), Fault> {
+    // The loop twice: with the coverage count in every step, and without
+    // (no test in every step).
+    if ctx.counts.is_some() {
+        run_wave_as::<true>(w, ctx, shared, blocks)
+    } else {
+        run_wave_as::<false>(w, ctx, shared, blocks)
+    }
+}
+
+/// [`run_wave`], counting each instruction for coverage if `COUNT`.
+fn run_wave_as<const COUNT: bool>(
+    w: &mut Wave,
+    ctx: &mut Ctx<'_>,
+    shared: &Shared<'_>,
+    blocks: &mut Blocks,
+) -> Result<(), Fault> {
     let mut budget = CHECK_EVERY;
     loop {
         let Some(block) = blocks.list.get(w.block) else {
@@ -348,9 +364,10 @@ fn run_wave(
                 // Fell off the end of the block: continue after it.
                 break block.end;
             };
-            w.executed += 1;
-            if let Some(c) = ctx.counts.as_deref_mut() {
-                coverage::count(c, inst);
+            if COUNT {
+                if let Some(c) = ctx.counts.as_deref_mut() {
+                    coverage::count(c, inst);
+                }
             }
             let r = if w.mode & GPR_IDX_EN != 0 && inst.valu {
                 // M0 moves the operands: any VGPR may be one.

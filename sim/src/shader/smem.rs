@@ -64,7 +64,7 @@ fn load(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>, dwords: usize, buffered: bool
         let len = 4 * dwords as u64;
         // The common case: the dwords inside one mapped range, read as
         // dwords straight into the scalar file (no byte copy).
-        if let Some(m) = ctx.mem.u32s(va, len, false) {
+        if let Some(m) = ctx.mem.u32s(i.pc, va, len, false) {
             for (s, word) in w.s[d..d + dwords].iter_mut().zip(m) {
                 *s = word.load(Ordering::Relaxed);
             }

@@ -26,6 +26,9 @@ use crate::memory::{DeviceMemory, GpuMemory, MemoryFault, RangeTranslation, Shar
 /// Ranges kept (a kernel's buffers, its code and kernargs, scratch).
 const ENTRIES: usize = 8;
 
+/// Entries of the per-instruction hint table ([`Tlb::u32s`]).
+const HINTS: usize = 32;
+
 /// The cache of one worker.
 pub(crate) struct Tlb<'a> {
     memory: &'a GpuMemory,
@@ -40,6 +43,11 @@ pub(crate) struct Tlb<'a> {
     generation: Cell<u64>,
     /// The entry that served the last access, tried first.
     last: Cell<usize>,
+    /// The entry that served the last access of the instruction whose
+    /// address hashes to each slot, tried first (an instruction's accesses
+    /// mostly stay in one range, and a kernel's instructions alternate
+    /// between ranges).
+    hints: [Cell<u8>; HINTS],
     /// The entry the next miss replaces.
     next: Cell<usize>,
 }
@@ -54,6 +62,7 @@ impl<'a> Tlb<'a> {
             retired: RefCell::new(Vec::new()),
             generation: Cell::new(memory.generation()),
             last: Cell::new(0),
+            hints: std::array::from_fn(|_| Cell::new(0)),
             next: Cell::new(0),
         }
     }
@@ -66,22 +75,32 @@ impl<'a> Tlb<'a> {
 
     /// The `len / 4` dwords at `va` (4-byte aligned, inside one mapped
     /// range, writable if `write`) in place, as atomics (relaxed loads and
-    /// stores are plain ones); None if not.
+    /// stores are plain ones); None if not. `pc` is the accessing
+    /// instruction's address: the entry it used last is tried first.
     #[inline]
-    pub fn u32s(&self, va: u64, len: u64, write: bool) -> Option<&[AtomicU32]> {
-        self.atomics(va, len, write)
+    pub fn u32s(&self, pc: u64, va: u64, len: u64, write: bool) -> Option<&[AtomicU32]> {
+        self.atomics(pc, va, len, write)
     }
 
     /// The qwords at `va` (8-byte aligned), as [`Tlb::u32s`].
     #[inline]
-    pub fn u64s(&self, va: u64, len: u64, write: bool) -> Option<&[AtomicU64]> {
-        self.atomics(va, len, write)
+    pub fn u64s(&self, pc: u64, va: u64, len: u64, write: bool) -> Option<&[AtomicU64]> {
+        self.atomics(pc, va, len, write)
     }
 
     #[inline(always)]
     #[allow(unsafe_code)]
-    fn atomics<T: SharedAtomic>(&self, va: u64, len: u64, write: bool) -> Option<&[T]> {
-        let span = self.find(va, len, write)?;
+    fn atomics<T: SharedAtomic>(&self, pc: u64, va: u64, len: u64, write: bool) -> Option<&[T]> {
+        if self.memory.generation() != self.generation.get() {
+            self.flush();
+        }
+        let hint = &self.hints[(pc >> 2) as usize % HINTS];
+        let mut span = self.spans[usize::from(hint.get()) % ENTRIES].get();
+        if !span.holds(va, len, write) {
+            let k = self.search(va, len, write)?;
+            hint.set(k as u8);
+            span = self.spans[k].get();
+        }
         // SAFETY: the span's translation is in `translations` or
         // `retired`, which keep it until `release` borrows the cache
         // mutably: it outlives this shared borrow.
@@ -113,14 +132,6 @@ impl<'a> Tlb<'a> {
             }
         }
         self.memory.write_bytes(va, data)
-    }
-
-    /// The span of the entry holding `[va, va + len)` (writable if
-    /// `write`), translating it on a miss.
-    #[inline(always)]
-    fn find(&self, va: u64, len: u64, write: bool) -> Option<Span> {
-        let k = self.entry(va, len, write)?;
-        Some(self.spans[k].get())
     }
 
     /// The index of the entry holding `[va, va + len)`: the last one used

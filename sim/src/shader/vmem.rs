@@ -300,12 +300,12 @@ fn load_dwords<const SEG: u8>(
         return false;
     };
     if let Some(lo) = unit_stride(&a, exec, dwords) {
-        return load_span(w, ctx, lo, d, dwords);
+        return load_span(w, ctx, i.pc, lo, d, dwords);
     }
     let Some((lo, len)) = span(&a, exec, 4 * dwords as u64) else {
         return false;
     };
-    let Some(m) = ctx.mem.u32s(lo, len, false) else {
+    let Some(m) = ctx.mem.u32s(i.pc, lo, len, false) else {
         return false;
     };
     for k in 0..dwords {
@@ -334,12 +334,12 @@ fn store_dwords<const SEG: u8>(
         return false;
     };
     if let Some(lo) = unit_stride(&a, exec, dwords) {
-        return store_span(w, ctx, lo, s, dwords);
+        return store_span(w, ctx, i.pc, lo, s, dwords);
     }
     let Some((lo, len)) = span(&a, exec, 4 * dwords as u64) else {
         return false;
     };
-    let Some(m) = ctx.mem.u32s(lo, len, true) else {
+    let Some(m) = ctx.mem.u32s(i.pc, lo, len, true) else {
         return false;
     };
     // Lane order, as the slow path (overlapping lanes: the last one wins).
@@ -358,11 +358,11 @@ fn store_dwords<const SEG: u8>(
 /// of the mapped range: no per-lane index or mask. False (having changed
 /// nothing) when the span is not inside one mapped range.
 #[inline]
-fn load_span(w: &mut Wave, ctx: &Ctx<'_>, lo: u64, d: usize, dwords: usize) -> bool {
+fn load_span(w: &mut Wave, ctx: &Ctx<'_>, pc: u64, lo: u64, d: usize, dwords: usize) -> bool {
     let len = (LANES * 4 * dwords) as u64;
     if dwords == 1 {
         // Two lanes a qword: half the loads.
-        if let Some(m) = ctx.mem.u64s(lo, len, false) {
+        if let Some(m) = ctx.mem.u64s(pc, lo, len, false) {
             let dst = &mut w.v[d];
             for (pair, word) in dst.chunks_exact_mut(2).zip(m) {
                 let x = word.load(Ordering::Relaxed);
@@ -372,7 +372,7 @@ fn load_span(w: &mut Wave, ctx: &Ctx<'_>, lo: u64, d: usize, dwords: usize) -> b
             return true;
         }
     }
-    let Some(m) = ctx.mem.u32s(lo, len, false) else {
+    let Some(m) = ctx.mem.u32s(pc, lo, len, false) else {
         return false;
     };
     if dwords == 1 {
@@ -392,10 +392,10 @@ fn load_span(w: &mut Wave, ctx: &Ctx<'_>, lo: u64, d: usize, dwords: usize) -> b
 /// The store of [`load_span`]: VGPRs `s..s + dwords` to the span at `lo`
 /// (lanes write disjoint dwords: their order is moot).
 #[inline]
-fn store_span(w: &Wave, ctx: &Ctx<'_>, lo: u64, s: usize, dwords: usize) -> bool {
+fn store_span(w: &Wave, ctx: &Ctx<'_>, pc: u64, lo: u64, s: usize, dwords: usize) -> bool {
     let len = (LANES * 4 * dwords) as u64;
     if dwords == 1 {
-        if let Some(m) = ctx.mem.u64s(lo, len, true) {
+        if let Some(m) = ctx.mem.u64s(pc, lo, len, true) {
             for (word, pair) in m.iter().zip(w.v[s].chunks_exact(2)) {
                 word.store(
                     u64::from(pair[0]) | (u64::from(pair[1]) << 32),
@@ -405,7 +405,7 @@ fn store_span(w: &Wave, ctx: &Ctx<'_>, lo: u64, s: usize, dwords: usize) -> bool
             return true;
         }
     }
-    let Some(m) = ctx.mem.u32s(lo, len, true) else {
+    let Some(m) = ctx.mem.u32s(pc, lo, len, true) else {
         return false;
     };
     if dwords == 1 {
@@ -436,7 +436,7 @@ fn shaped_load<const SEG: u8, const KIND: u8>(w: &mut Wave, i: &Inst, ctx: &mut 
     let Some(lo) = super::shape::unit_stride_address(w, i, SEG == FLAT, dwords) else {
         return false;
     };
-    if !load_span(w, ctx, lo, d, dwords) {
+    if !load_span(w, ctx, i.pc, lo, d, dwords) {
         return false;
     }
     for k in d..d + dwords {
@@ -456,7 +456,7 @@ fn shaped_store<const SEG: u8, const KIND: u8>(w: &mut Wave, i: &Inst, ctx: &mut
         return false;
     };
     w.materialize_range(s, dwords);
-    store_span(w, ctx, lo, s, dwords)
+    store_span(w, ctx, i.pc, lo, s, dwords)
 }
 
 /// The shape handler of a FLAT/GLOBAL dword load or store (1-4 dwords).

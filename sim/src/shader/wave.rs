@@ -94,8 +94,6 @@ pub(crate) struct Wave {
     pub id_in_group: u32,
     /// Hardware slot for HW_ID (wave id, SIMD, CU).
     pub hw_id: u32,
-    /// Instructions executed (for the watchdog and coverage).
-    pub executed: u64,
 }
 
 impl Wave {
@@ -118,7 +116,6 @@ impl Wave {
             state: WaveState::Ready,
             id_in_group: 0,
             hw_id: 0,
-            executed: 0,
         };
         w.tag_all_zero(vgprs);
         w
@@ -136,7 +133,6 @@ impl Wave {
         self.block = usize::MAX;
         self.index = 0;
         self.state = WaveState::Ready;
-        self.executed = 0;
     }
 
     /// Every VGPR zero, as a uniform shape (no lanes written).
