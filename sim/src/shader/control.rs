@@ -27,12 +27,19 @@ fn target(i: &Inst) -> u64 {
 }
 
 #[inline]
-fn branch_if(i: &Inst, taken: bool) -> Exec {
+fn branch_if(w: &mut Wave, i: &Inst, taken: bool) -> Exec {
     Ok(if taken {
-        Flow::Jump(target(i))
+        jump(w, target(i))
     } else {
         Flow::Next
     })
+}
+
+/// Control continues at `to` ([`Flow::Jump`]).
+#[inline(always)]
+fn jump(w: &mut Wave, to: u64) -> Flow {
+    w.jump = to;
+    Flow::Jump
 }
 
 fn nop(_: &mut Wave, _: &Inst, _: &mut Ctx<'_>) -> Exec {
@@ -259,20 +266,21 @@ fn trap(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Exec {
             pc: i.pc,
         }));
     };
-    Ok(Flow::Jump(enter_trap(w, ctx, t, i.pc, id)?))
+    let to = enter_trap(w, ctx, t, i.pc, id)?;
+    Ok(jump(w, to))
 }
 
 /// The handler of a program-flow or special instruction.
 pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
     match op {
         S_ENDPGM | S_ENDPGM_SAVED => f(|_, _, _| Ok(Flow::End)),
-        S_BRANCH => f(|_, i, _| Ok(Flow::Jump(target(i)))),
-        S_CBRANCH_SCC0 => f(|w, i, _| branch_if(i, !w.scc)),
-        S_CBRANCH_SCC1 => f(|w, i, _| branch_if(i, w.scc)),
-        S_CBRANCH_VCCZ => f(|w, i, _| branch_if(i, w.vcc() == 0)),
-        S_CBRANCH_VCCNZ => f(|w, i, _| branch_if(i, w.vcc() != 0)),
-        S_CBRANCH_EXECZ => f(|w, i, _| branch_if(i, w.exec() == 0)),
-        S_CBRANCH_EXECNZ => f(|w, i, _| branch_if(i, w.exec() != 0)),
+        S_BRANCH => f(|w, i, _| Ok(jump(w, target(i)))),
+        S_CBRANCH_SCC0 => f(|w, i, _| branch_if(w, i, !w.scc)),
+        S_CBRANCH_SCC1 => f(|w, i, _| branch_if(w, i, w.scc)),
+        S_CBRANCH_VCCZ => f(|w, i, _| branch_if(w, i, w.vcc() == 0)),
+        S_CBRANCH_VCCNZ => f(|w, i, _| branch_if(w, i, w.vcc() != 0)),
+        S_CBRANCH_EXECZ => f(|w, i, _| branch_if(w, i, w.exec() == 0)),
+        S_CBRANCH_EXECNZ => f(|w, i, _| branch_if(w, i, w.exec() != 0)),
         // No debugger: the conditional debug branches are never taken.
         S_CBRANCH_CDBGSYS
         | S_CBRANCH_CDBGUSER
@@ -282,15 +290,18 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
             w.write_s64(i.sdst, i.pc + 4);
             Ok(Flow::Next)
         }),
-        S_SETPC_B64 => f(|w, i, _| Ok(Flow::Jump(w.scalar64(i.src[0], Ty::B64)))),
+        S_SETPC_B64 => f(|w, i, _| {
+            let to = w.scalar64(i.src[0], Ty::B64);
+            Ok(jump(w, to))
+        }),
         S_SWAPPC_B64 => f(|w, i, _| {
             let to = w.scalar64(i.src[0], Ty::B64);
             w.write_s64(i.sdst, i.pc + 4);
-            Ok(Flow::Jump(to))
+            Ok(jump(w, to))
         }),
         S_CALL_B64 => f(|w, i, _| {
             w.write_s64(i.sdst, i.pc + 4);
-            Ok(Flow::Jump(target(i)))
+            Ok(jump(w, target(i)))
         }),
         S_WAITCNT | S_NOP | S_SETPRIO | S_ICACHE_INV | S_DCACHE_INV | S_DCACHE_INV_VOL
         | S_DCACHE_WB | S_DCACHE_WB_VOL | S_INCPERFLEVEL | S_DECPERFLEVEL | S_TTRACEDATA
@@ -308,7 +319,8 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
             }
             w.privileged = false;
             // The return PC is 48 bits (ttmp1[31:16] hold trap state).
-            Ok(Flow::Jump(w.scalar64(i.src[0], Ty::B64) & 0xffff_ffff_ffff))
+            let to = w.scalar64(i.src[0], Ty::B64) & 0xffff_ffff_ffff;
+            Ok(jump(w, to))
         }),
         S_SETHALT => f(|_, i, _| {
             if i.imm & 1 != 0 {

@@ -67,13 +67,17 @@ pub use coverage::{Coverage, CoverageEntry, Fidelity};
 use program::{ExecFn, Inst};
 use wave::Wave;
 
-/// What an instruction does to control flow.
+/// What an instruction does to control flow. `repr(u64)`: [`Exec`] is
+/// then a pair of 64-bit scalars (the flow or the niche of the error, and
+/// the error's box), which the Rust ABI returns in two registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u64)]
 pub(crate) enum Flow {
     /// Continue with the next instruction.
     Next,
-    /// Continue at this address.
-    Jump(u64),
+    /// Continue at the address the handler left in [`Wave::jump`] (not
+    /// carried here: a payload would put [`Exec`] on the stack).
+    Jump,
     /// The wave ended.
     End,
     /// Wait at the workgroup barrier, then continue with the next.
@@ -83,9 +87,10 @@ pub(crate) enum Flow {
 }
 
 /// What an instruction's handler returns: where control goes, or why
-/// the wave stopped (boxed, so that the result of every instruction's
-/// indirect call fits in two registers: a 32-byte result goes through
-/// the stack and stalls the loop on reading it back).
+/// the wave stopped (boxed, and the jump target in the wave, so that the
+/// result of every instruction's indirect call comes back in two
+/// registers: a larger one goes through the stack and stalls the loop on
+/// reading it back).
 pub(crate) type Exec = Result<Flow, Box<Fault>>;
 
 /// Why a wave stopped, inside the core (converted to a [`ShaderFault`]

@@ -389,11 +389,15 @@ fn run_wave_as<const COUNT: bool>(
             // An exception enters the trap handler, if there is one.
             let flow = match r {
                 Ok(flow) => flow,
-                Err(f) => Flow::Jump(control::exception(w, inst.pc, ctx, *f)?),
+                Err(f) => {
+                    w.jump = control::exception(w, inst.pc, ctx, *f)?;
+                    Flow::Jump
+                }
             };
             match flow {
                 Flow::Next => w.index += 1,
-                Flow::Jump(target) => {
+                Flow::Jump => {
+                    let target = w.jump;
                     budget = budget.saturating_sub(1);
                     if budget == 0 {
                         budget = CHECK_EVERY;

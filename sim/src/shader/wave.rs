@@ -88,6 +88,8 @@ pub(crate) struct Wave {
     pub block: usize,
     /// Index of the next instruction in `block`.
     pub index: usize,
+    /// Where control continues after a handler returned [`Flow::Jump`](super::Flow::Jump).
+    pub jump: u64,
     /// Run state.
     pub state: WaveState,
     /// Wave index in its workgroup.
@@ -113,6 +115,7 @@ impl Wave {
             privileged: false,
             block: usize::MAX,
             index: 0,
+            jump: 0,
             state: WaveState::Ready,
             id_in_group: 0,
             hw_id: 0,
