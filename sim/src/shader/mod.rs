@@ -375,6 +375,13 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
         .or_else(|| dot::handler(op))
 }
 
+/// A faster handler than the operation's for `inst`'s operand forms, if
+/// a family has one (the same semantics: it falls back to the general
+/// handler for whatever it does not cover).
+pub(crate) fn specialized(inst: &Inst) -> Option<ExecFn> {
+    smem::specialized(inst)
+}
+
 /// The handler of operations no family implements.
 pub(crate) fn illegal(_: &mut Wave, inst: &Inst, _: &mut Ctx<'_>) -> Exec {
     Err(Box::new(Fault::Illegal {

@@ -529,7 +529,7 @@ impl Program {
                 Encoding::Mubuf if inst.decoded.as_ref().is_ok_and(|d| d.raw() >> 16 & 1 != 0) => {
                     inst.exec = super::mubuf::lds_form
                 }
-                _ => inst.exec = f,
+                _ => inst.exec = super::specialized(&inst).unwrap_or(f),
             }
         }
         if let Ok(d) = &inst.decoded {

@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use super::coverage::{self, Counts};
 use super::occupancy::{Occupancy, Residency};
-use super::program::{Block, GPR_IDX_EN, Program};
+use super::program::{Block, GPR_IDX_EN, Program, TouchVgprs};
 use super::setup::Launch;
 use super::tlb::Tlb;
 use super::wave::{LANES, Wave, WaveState};
@@ -380,7 +380,7 @@ fn run_wave_as<const COUNT: bool>(
                 if inst.shaped.is_some_and(|f| f(w, inst, ctx)) {
                     Ok(Flow::Next)
                 } else {
-                    if w.has_tags() {
+                    if w.has_tags() && inst.touch != TouchVgprs::None {
                         w.materialize_for(inst);
                     }
                     (inst.exec)(w, inst, ctx)

@@ -885,21 +885,28 @@ pub(crate) fn handler(inst: &Inst, encoding: Encoding) -> Option<ShapedFn> {
 /// the LDS or private aperture): the accesses tile one span. `None` when
 /// the addresses are not shapes of that form.
 pub(crate) fn unit_stride_address(w: &Wave, i: &Inst, flat: bool, dwords: usize) -> Option<u64> {
-    let off = i128::from(i.mods.offset);
     let Src::V(r) = i.addr else { return None };
-    let a = match (flat, i.saddr) {
-        (false, Src::S(_)) => {
-            let base = i128::from(w.scalar64(i.saddr, Ty::B64));
-            exact_u32(w.shape(r)?)?.offset(base + off)?
+    let bytes = 4 * dwords as u64;
+    // The low dword's lanes exact (no wrap) with stride `bytes`: then the
+    // addresses step by `bytes` exactly when the high dword (if any) is
+    // uniform (a varying exact high dword would step by 2^32 or more).
+    let lo = w.shape(r)?;
+    if u64::from(lo.stride) != bytes || u64::from(lo.base) + LAST as u64 * bytes >= 1 << 32 {
+        return None;
+    }
+    let base = match (flat, i.saddr) {
+        (false, Src::S(_)) => i128::from(w.scalar64(i.saddr, Ty::B64)),
+        _ => {
+            let hi = w.shape(r.checked_add(1)?)?;
+            if hi.stride != 0 {
+                return None;
+            }
+            i128::from(hi.base) << 32
         }
-        _ => exact_u64(Pair {
-            lo: w.shape(r)?,
-            hi: w.shape(r.checked_add(1)?)?,
-        })?
-        .offset(off)?,
     };
-    let bytes = 4 * dwords as i128;
-    if a.s != bytes || a.b % 4 != 0 || !a.within(0, P64 - bytes) {
+    let b = base + i128::from(lo.base) + i128::from(i.mods.offset);
+    let last = b + LAST * bytes as i128;
+    if b % 4 != 0 || b < 0 || last >= P64 - bytes as i128 {
         return None;
     }
     if flat {
@@ -907,11 +914,11 @@ pub(crate) fn unit_stride_address(w: &Wave, i: &Inst, flat: bool, dwords: usize)
             let top = (v as u64) & !0xffff_ffff;
             top == SHARED_BASE || top == PRIVATE_BASE
         };
-        if special(a.b) || special(a.last()) {
+        if special(b) || special(last) {
             return None;
         }
     }
-    Some(a.b as u64)
+    Some(b as u64)
 }
 
 #[cfg(test)]

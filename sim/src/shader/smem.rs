@@ -182,6 +182,47 @@ macro_rules! atomics {
     };
 }
 
+/// `s_load_dword*` from an SGPR-pair base plus an immediate offset (how
+/// compilers read kernarguments and the dispatch packet): the address
+/// and the destination known to be SGPRs, one span lookup, the dwords
+/// straight into the scalar file. Anything else (an unmapped address, a
+/// range crossing) goes to the general [`load`], which faults as usual.
+fn load_base_imm<const N: usize>(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Exec {
+    if let (Src::S(b), Dst::S(d)) = (i.saddr, i.sdst) {
+        let base = w.s64(b);
+        let va = base.wrapping_add(i.imm as i32 as i64 as u64) & !3;
+        if let (Some(m), Some(dst)) = (
+            ctx.mem.u32s(i.pc, va, 4 * N as u64, false),
+            w.s.get_mut(usize::from(d)..usize::from(d) + N),
+        ) {
+            for (s, word) in dst.iter_mut().zip(m) {
+                *s = word.load(Ordering::Relaxed);
+            }
+            return Ok(Flow::Next);
+        }
+    }
+    load(w, i, ctx, N, false)
+}
+
+/// A faster handler for `i`'s operand forms than its operation's, if
+/// there is one (chosen once, when the instruction is decoded).
+pub(crate) fn specialized(i: &Inst) -> Option<ExecFn> {
+    if !matches!(
+        (i.saddr, i.sdst, i.soffset),
+        (Src::S(_), Dst::S(_), Src::None)
+    ) {
+        return None;
+    }
+    match i.op {
+        S_LOAD_DWORD => f(load_base_imm::<1>),
+        S_LOAD_DWORDX2 => f(load_base_imm::<2>),
+        S_LOAD_DWORDX4 => f(load_base_imm::<4>),
+        S_LOAD_DWORDX8 => f(load_base_imm::<8>),
+        S_LOAD_DWORDX16 => f(load_base_imm::<16>),
+        _ => None,
+    }
+}
+
 /// The handler of a scalar memory operation.
 pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
     atomics!(op,

@@ -179,7 +179,7 @@ impl Wave {
 
     /// Makes VGPR `r`'s value `a` (every lane); false, changing nothing,
     /// when `r` is past the file.
-    #[inline]
+    #[inline(always)]
     pub fn tag(&mut self, r: u16, a: Affine) -> bool {
         let r = usize::from(r);
         if r >= self.shapes.len() {
@@ -240,7 +240,6 @@ impl Wave {
     /// Materialises what `inst`'s ordinary handler may read or write: the
     /// VGPRs its operands name, or every tagged VGPR when the operands do
     /// not say (memory instructions, `v_movrel*`, MFMA).
-    #[inline]
     pub fn materialize_for(&mut self, inst: &Inst) {
         match &inst.touch {
             TouchVgprs::None => {}
