@@ -11,6 +11,20 @@ use super::program::Dst;
 use super::program::Src;
 use super::wave::{LANES, Ty, Wave};
 
+/// Whether the host has AVX2 (cached by std after the first call): the
+/// lane loops of [`Wave::map32`] are then compiled for it.
+#[inline]
+pub(crate) fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Whether the host has an FMA instruction (cached by std after the first
 /// call).
 #[inline]
@@ -59,9 +73,10 @@ fn fma32_lane([a, b, c]: [u32; 3]) -> u32 {
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "fma")]
+#[target_feature(enable = "fma,avx2")]
 fn fma32_map_hw(w: &mut Wave, dst: Dst, s: [Src; 3]) -> Result<(), Fault> {
-    w.map32(dst, s, Ty::F32, fma32_lane)
+    // The body inlined here, so that the lane loop has FMA and AVX2.
+    w.map32_lanes(dst, s, Ty::F32, fma32_lane)
 }
 
 /// `dst = a * b + c` (f32 bits, one rounding) in the lanes EXEC enables,
@@ -69,8 +84,9 @@ fn fma32_map_hw(w: &mut Wave, dst: Dst, s: [Src; 3]) -> Result<(), Fault> {
 #[inline]
 pub(crate) fn fma32_map(w: &mut Wave, dst: Dst, s: [Src; 3]) -> Result<(), Fault> {
     #[cfg(target_arch = "x86_64")]
-    if has_fma() {
-        // SAFETY: the CPU has the FMA instructions (checked just now).
+    if has_fma() && has_avx2() {
+        // SAFETY: the CPU has the FMA and AVX2 instructions (checked just
+        // now).
         return unsafe { fma32_map_hw(w, dst, s) };
     }
     w.map32(dst, s, Ty::F32, fma32_lane)

@@ -41,9 +41,10 @@ pub(crate) struct Residency {
     /// Its TG_ID on the CU.
     pub group_slot: u32,
     /// Each wave's SIMD and wave id.
-    pub waves: heapless::Vec<(u32, u32), MAX_GROUP_WAVES>,
-    /// Each wave's scratch slot (empty when the kernel has no scratch).
-    pub scratch: heapless::Vec<u64, MAX_GROUP_WAVES>,
+    pub waves: heapless::Vec<(u8, u8), MAX_GROUP_WAVES>,
+    /// Each wave's scratch slot (empty when the kernel has no scratch; at
+    /// most 2^20 slots).
+    pub scratch: heapless::Vec<u32, MAX_GROUP_WAVES>,
     lds: u32,
 }
 
@@ -124,27 +125,41 @@ impl Occupancy {
         None
     }
 
-    /// Places a workgroup of `waves` waves and `lds` bytes of LDS, or
-    /// `None` while no enabled CU (or not enough scratch) has room.
-    pub(crate) fn place(&mut self, waves: u32, lds: u32) -> Option<Residency> {
+    /// Places a workgroup of `waves` waves and `lds` bytes of LDS into
+    /// `r` (its previous content replaced); false, leaving it empty, while
+    /// no enabled CU (or not enough scratch) has room.
+    pub(crate) fn place(&mut self, waves: u32, lds: u32, r: &mut Residency) -> bool {
+        r.waves.clear();
+        r.scratch.clear();
         if waves as usize > MAX_GROUP_WAVES
             || (self.scratch_used && self.scratch_free_count < waves as usize)
         {
-            return None;
+            return false;
         }
         let n = self.cus.len();
-        let pick = (0..n).map(|i| (self.next + i) % n).find(|&i| {
-            let c = &self.cus[i];
-            c.groups_free != 0
+        // From the CU after the last one used, round-robin.
+        let mut at = self.next;
+        let mut pick = None;
+        for _ in 0..n {
+            if at >= n {
+                at = 0;
+            }
+            let c = &self.cus[at];
+            if c.groups_free != 0
                 && c.lds_free >= lds
                 && c.simd_free.iter().map(|f| f.count_ones()).sum::<u32>() >= waves
-        })?;
-        self.next = (pick + 1) % n;
+            {
+                pick = Some(at);
+                break;
+            }
+            at += 1;
+        }
+        let Some(pick) = pick else { return false };
+        self.next = if pick + 1 == n { 0 } else { pick + 1 };
         let c = &mut self.cus[pick];
         let group_slot = c.groups_free.trailing_zeros();
         c.groups_free &= !(1 << group_slot);
         c.lds_free -= lds;
-        let mut waves_at = heapless::Vec::new();
         for _ in 0..waves {
             // The SIMD with the most free slots (the first of equals).
             let s = (0..SIMD_PER_CU)
@@ -154,44 +169,41 @@ impl Occupancy {
             let free = &mut c.simd_free[s as usize];
             let id = free.trailing_zeros();
             *free &= !(1 << id);
-            // At most MAX_GROUP_WAVES (checked above).
-            let _ = waves_at.push((s, id));
+            // At most MAX_GROUP_WAVES (checked above); SIMD and wave ids
+            // below 4 and 16.
+            let _ = r.waves.push((s as u8, id as u8));
         }
-        let mut scratch = heapless::Vec::new();
         if self.scratch_used {
             // The lowest free slots.
             for (w, word) in self.scratch_free.iter_mut().enumerate() {
-                while *word != 0 && scratch.len() < waves as usize {
+                while *word != 0 && r.scratch.len() < waves as usize {
                     let b = word.trailing_zeros() as usize;
                     *word &= !(1 << b);
-                    let _ = scratch.push((w * 64 + b) as u64);
+                    let _ = r.scratch.push((w * 64 + b) as u32);
                 }
-                if scratch.len() == waves as usize {
+                if r.scratch.len() == waves as usize {
                     break;
                 }
             }
-            self.scratch_free_count -= scratch.len();
+            self.scratch_free_count -= r.scratch.len();
         }
-        Some(Residency {
-            cu: pick,
-            unit: c.unit,
-            group_slot,
-            waves: waves_at,
-            scratch,
-            lds,
-        })
+        r.cu = pick;
+        r.unit = c.unit;
+        r.group_slot = group_slot;
+        r.lds = lds;
+        true
     }
 
     /// Gives a finished workgroup's slots back.
-    pub(crate) fn release(&mut self, r: Residency) {
+    pub(crate) fn release(&mut self, r: &Residency) {
         if let Some(c) = self.cus.get_mut(r.cu) {
             c.groups_free |= 1 << r.group_slot;
             c.lds_free += r.lds;
-            for (s, id) in r.waves {
-                c.simd_free[s as usize] |= 1 << id;
+            for &(s, id) in &r.waves {
+                c.simd_free[usize::from(s)] |= 1 << id;
             }
         }
-        for s in r.scratch {
+        for &s in &r.scratch {
             let s = s as usize;
             if let Some(word) = self.scratch_free.get_mut(s / 64) {
                 if *word & (1 << (s % 64)) == 0 {
@@ -206,6 +218,11 @@ impl Occupancy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn place(o: &mut Occupancy, waves: u32, lds: u32) -> Option<Residency> {
+        let mut r = Residency::default();
+        o.place(waves, lds, &mut r).then_some(r)
+    }
 
     fn cus(n: u32) -> Vec<ComputeUnit> {
         (0..n)
@@ -222,28 +239,28 @@ mod tests {
     fn groups_spread_and_fill_wave_slots() {
         let mut o = Occupancy::new(&cus(2), None);
         // 16-wave groups: 4 per SIMD, two fit a CU.
-        let a = o.place(16, 0).unwrap();
-        let b = o.place(16, 0).unwrap();
+        let a = place(&mut o, 16, 0).unwrap();
+        let b = place(&mut o, 16, 0).unwrap();
         assert_ne!(a.unit, b.unit, "round-robin over the CUs");
-        let c = o.place(16, 0).unwrap();
-        let d = o.place(16, 0).unwrap();
-        assert!(o.place(1, 0).is_none(), "every wave slot taken");
+        let c = place(&mut o, 16, 0).unwrap();
+        let d = place(&mut o, 16, 0).unwrap();
+        assert!(place(&mut o, 1, 0).is_none(), "every wave slot taken");
         assert_eq!(c.waves[0], (0, 4), "wave id 4 of SIMD 0, after a's four");
-        o.release(a);
-        assert!(o.place(16, 0).is_some());
+        o.release(&a);
+        assert!(place(&mut o, 16, 0).is_some());
         drop((b, c, d));
     }
 
     #[test]
     fn scratch_slots_bound_residency() {
         let mut o = Occupancy::new(&cus(4), Some(3));
-        let a = o.place(2, 0).unwrap();
+        let a = place(&mut o, 2, 0).unwrap();
         assert_eq!(a.scratch, [0, 1]);
-        assert!(o.place(2, 0).is_none(), "one scratch slot left");
-        let b = o.place(1, 0).unwrap();
+        assert!(place(&mut o, 2, 0).is_none(), "one scratch slot left");
+        let b = place(&mut o, 1, 0).unwrap();
         assert_eq!(b.scratch, [2]);
-        o.release(a);
-        assert_eq!(o.place(2, 0).unwrap().scratch, [0, 1]);
+        o.release(&a);
+        assert_eq!(place(&mut o, 2, 0).unwrap().scratch, [0, 1]);
         assert!(o.never_fits(4, 0).is_some());
         assert!(Occupancy::new(&[], None).never_fits(1, 0).is_some());
     }
@@ -251,11 +268,11 @@ mod tests {
     #[test]
     fn lds_and_group_slots_bound_residency() {
         let mut o = Occupancy::new(&cus(1), None);
-        let _a = o.place(1, 40 * 1024).unwrap();
-        assert!(o.place(1, 40 * 1024).is_none());
+        let _a = place(&mut o, 1, 40 * 1024).unwrap();
+        assert!(place(&mut o, 1, 40 * 1024).is_none());
         let mut o = Occupancy::new(&cus(1), None);
-        let all: Vec<_> = (0..16).map(|_| o.place(1, 0).unwrap()).collect();
-        assert!(o.place(1, 0).is_none(), "16 workgroups per CU");
+        let all: Vec<_> = (0..16).map(|_| place(&mut o, 1, 0).unwrap()).collect();
+        assert!(place(&mut o, 1, 0).is_none(), "16 workgroups per CU");
         assert_eq!(all[15].group_slot, 15);
     }
 }

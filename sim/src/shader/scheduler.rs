@@ -122,6 +122,7 @@ fn worker(shared: &Shared<'_>) {
     let mut tlb = Tlb::new(shared.memory);
     let mut counts = shared.counts.as_ref().map(|_| coverage::counts());
     let mut blocks = Blocks::new();
+    let mut resident = Residency::default();
     loop {
         if shared.stopped() {
             break;
@@ -131,9 +132,9 @@ fn worker(shared: &Shared<'_>) {
             break;
         }
         let id = launch.group_id(n);
-        let Some(resident) = make_resident(shared, id) else {
+        if !make_resident(shared, id, &mut resident) {
             break;
-        };
+        }
         let r = run_group(
             shared,
             id,
@@ -148,7 +149,7 @@ fn worker(shared: &Shared<'_>) {
         tlb.release();
         let waiting = {
             let mut occ = lock(&shared.occupancy);
-            occ.release(resident);
+            occ.release(&resident);
             occ.waiting > 0
         };
         if waiting {
@@ -176,9 +177,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Waits until work-group `id` is resident on a CU; `None` if the
-/// dispatch stopped first.
-fn make_resident(shared: &Shared<'_>, id: [u32; 3]) -> Option<Residency> {
+/// Waits until work-group `id` is resident on a CU (its slots in `r`);
+/// false if the dispatch stopped first.
+fn make_resident(shared: &Shared<'_>, id: [u32; 3], r: &mut Residency) -> bool {
     let launch = shared.launch;
     let size = launch.group_size(id);
     let items = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]);
@@ -187,10 +188,10 @@ fn make_resident(shared: &Shared<'_>, id: [u32; 3]) -> Option<Residency> {
     let mut occ = lock(&shared.occupancy);
     loop {
         if shared.stopped() {
-            return None;
+            return false;
         }
-        if let Some(r) = occ.place(waves, lds) {
-            return Some(r);
+        if occ.place(waves, lds, r) {
+            return true;
         }
         occ.waiting += 1;
         occ = shared.freed.wait(occ).unwrap_or_else(|e| e.into_inner());
@@ -228,12 +229,15 @@ fn run_group(
     let entry = blocks.get(launch.entry, shared)?;
     for k in 0..count {
         let w = &mut waves[k as usize];
-        let slot = resident.scratch.get(k as usize).copied().unwrap_or(0);
+        let slot = resident
+            .scratch
+            .get(k as usize)
+            .map_or(0, |&s| u64::from(s));
         launch
             .init_wave(w, id, size, k, count, slot)
             .map_err(setup_fault)?;
         let (simd, wave_id) = resident.waves.get(k as usize).copied().unwrap_or((0, 0));
-        w.hw_id = hw_id(resident, simd, wave_id, launch.queue_id);
+        w.hw_id = hw_id(resident, simd.into(), wave_id.into(), launch.queue_id);
         w.block = entry;
         w.index = 0;
     }

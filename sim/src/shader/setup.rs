@@ -11,7 +11,7 @@ use loader_core::kernel_descriptor::{
     DecodedKernelDescriptor, GpuFamily, KernelDescriptor, WorkitemIdVgprs,
 };
 
-use super::program::Resolve;
+use super::program::{Resolve, SCALAR_FILE};
 use super::shape::Affine;
 use super::wave::{LANES, Wave};
 use crate::dispatch::{Dispatch, ShaderFault};
@@ -32,6 +32,9 @@ pub(crate) struct Launch {
     pub kd: DecodedKernelDescriptor,
     /// User SGPRs, in set-up order (preloaded kernargs included).
     pub user_sgprs: Vec<u32>,
+    /// Every wave's scalar file before its own values: the user SGPRs,
+    /// the rest zero.
+    pub scalar_init: [u32; SCALAR_FILE],
     /// Work-group id X/Y/Z SGPRs enabled.
     pub workgroup_id: [bool; 3],
     /// Work-group info SGPR enabled.
@@ -139,6 +142,7 @@ impl Launch {
             entry: 0,
             kd,
             user_sgprs: Vec::new(),
+            scalar_init: [0; SCALAR_FILE],
             workgroup_id: [false; 3],
             workgroup_info: false,
             scratch_wave_offset: false,
@@ -275,6 +279,12 @@ impl Launch {
                 dispatch_packet_index: d.dispatch_packet_index,
                 gfx94x: family == GpuFamily::Gfx94x,
             }),
+            scalar_init: {
+                let mut s = [0; SCALAR_FILE];
+                // At most 16 user SGPRs (truncated above).
+                s[..user.len()].copy_from_slice(&user);
+                s
+            },
             user_sgprs: user,
             workgroup_id: [
                 kd.rsrc2.workgroup_id_x,
@@ -345,7 +355,7 @@ impl Launch {
         waves: u32,
         slot: u64,
     ) -> Result<(), ShaderFault> {
-        w.reset(self.vgprs);
+        w.reset_with(self.vgprs, &self.scalar_init);
         w.mode = self.mode;
         w.id_in_group = k;
         if let Some(t) = self.ttmp {
@@ -353,11 +363,7 @@ impl Launch {
                 w.s[usize::from(super::program::TTMP + r)] = v;
             }
         }
-        let mut s = 0usize;
-        for &v in &self.user_sgprs {
-            w.s[s] = v;
-            s += 1;
-        }
+        let mut s = self.user_sgprs.len();
         for (enabled, id) in self.workgroup_id.iter().zip(id) {
             if *enabled {
                 w.s[s] = id;

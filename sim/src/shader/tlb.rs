@@ -27,7 +27,14 @@ use crate::memory::{DeviceMemory, GpuMemory, MemoryFault, RangeTranslation, Shar
 const ENTRIES: usize = 8;
 
 /// Entries of the per-instruction hint table ([`Tlb::u32s`]).
-const HINTS: usize = 32;
+const HINTS: usize = 64;
+
+/// The hint slot of the instruction at `pc` (a multiplicative hash: the
+/// memory instructions of a kernel sit a few dwords apart).
+#[inline(always)]
+fn hint_slot(pc: u64) -> usize {
+    ((pc >> 2).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize % HINTS
+}
 
 /// The cache of one worker.
 pub(crate) struct Tlb<'a> {
@@ -94,7 +101,7 @@ impl<'a> Tlb<'a> {
         if self.memory.generation() != self.generation.get() {
             self.flush();
         }
-        let hint = &self.hints[(pc >> 2) as usize % HINTS];
+        let hint = &self.hints[hint_slot(pc)];
         let mut span = self.spans[usize::from(hint.get()) % ENTRIES].get();
         if !span.holds(va, len, write) {
             let k = self.search(va, len, write)?;

@@ -124,10 +124,21 @@ impl Wave {
         w
     }
 
-    /// Resets for a new launch, keeping the allocations.
+    /// Resets for a new launch, keeping the allocations: the scalar file
+    /// zero.
+    #[cfg(test)]
     pub fn reset(&mut self, vgprs: usize) {
-        self.s = [0; SCALAR_FILE];
-        self.v.resize(vgprs, [0; LANES]);
+        self.reset_with(vgprs, &[0; SCALAR_FILE]);
+    }
+
+    /// Resets for a new launch with the scalar file `s` (the dispatch's
+    /// initial SGPRs), keeping the allocations.
+    #[inline]
+    pub fn reset_with(&mut self, vgprs: usize, s: &[u32; SCALAR_FILE]) {
+        self.s = *s;
+        if self.v.len() != vgprs {
+            self.v.resize(vgprs, [0; LANES]);
+        }
         self.tag_all_zero(vgprs);
         self.scc = false;
         self.mode = 0;
@@ -139,11 +150,17 @@ impl Wave {
     }
 
     /// Every VGPR zero, as a uniform shape (no lanes written).
+    #[inline]
     fn tag_all_zero(&mut self, vgprs: usize) {
-        self.shapes.clear();
-        self.shapes.resize(vgprs, Affine::uniform(0));
-        self.tagged.clear();
-        self.tagged.resize(vgprs.div_ceil(64), u64::MAX);
+        if self.shapes.len() != vgprs {
+            self.shapes.resize(vgprs, Affine::uniform(0));
+        }
+        self.shapes.fill(Affine::uniform(0));
+        let words = vgprs.div_ceil(64);
+        if self.tagged.len() != words {
+            self.tagged.resize(words, 0);
+        }
+        self.tagged.fill(u64::MAX);
         if vgprs % 64 != 0 {
             if let Some(last) = self.tagged.last_mut() {
                 *last = (1u64 << (vgprs % 64)) - 1;
@@ -404,8 +421,42 @@ impl Wave {
     /// read before its lanes are written, and two VGPRs are either the
     /// same array or disjoint ones. A null destination discards the
     /// result; an SGPR one is an error (as [`Wave::write32`]).
+    ///
+    /// On an x86-64 host with AVX2 the lane loop is compiled for it (a
+    /// chunk of eight lanes per 256-bit vector), chosen at run time.
     #[inline(always)]
     pub fn map32<const N: usize>(
+        &mut self,
+        dst: Dst,
+        srcs: [Src; N],
+        ty: Ty,
+        op: impl Fn([u32; N]) -> u32,
+    ) -> Result<(), Fault> {
+        #[cfg(target_arch = "x86_64")]
+        if super::hostfp::has_avx2() {
+            // SAFETY: the CPU has AVX2 (checked just now).
+            return unsafe { self.map32_avx2(dst, srcs, ty, op) };
+        }
+        self.map32_lanes(dst, srcs, ty, op)
+    }
+
+    /// [`Wave::map32`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn map32_avx2<const N: usize>(
+        &mut self,
+        dst: Dst,
+        srcs: [Src; N],
+        ty: Ty,
+        op: impl Fn([u32; N]) -> u32,
+    ) -> Result<(), Fault> {
+        self.map32_lanes(dst, srcs, ty, op)
+    }
+
+    /// [`Wave::map32`]'s body, for a caller compiled for the host's
+    /// vector extensions already (it inlines here).
+    #[inline(always)]
+    pub fn map32_lanes<const N: usize>(
         &mut self,
         dst: Dst,
         srcs: [Src; N],
