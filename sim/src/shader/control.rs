@@ -270,6 +270,27 @@ fn trap(w: &mut Wave, i: &Inst, ctx: &mut Ctx<'_>) -> Exec {
     Ok(jump(w, to))
 }
 
+/// Whether `op` does nothing here: waits for counters that are always
+/// zero (every access completes before the next instruction), cache and
+/// priority hints, trace data.
+pub(crate) fn is_nop(op: Opcode) -> bool {
+    matches!(
+        op,
+        S_WAITCNT
+            | S_NOP
+            | S_SETPRIO
+            | S_ICACHE_INV
+            | S_DCACHE_INV
+            | S_DCACHE_INV_VOL
+            | S_DCACHE_WB
+            | S_DCACHE_WB_VOL
+            | S_INCPERFLEVEL
+            | S_DECPERFLEVEL
+            | S_TTRACEDATA
+            | S_WAKEUP
+    )
+}
+
 /// The handler of a program-flow or special instruction.
 pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
     match op {
@@ -303,9 +324,7 @@ pub(crate) fn handler(op: Opcode) -> Option<ExecFn> {
             w.write_s64(i.sdst, i.pc + 4);
             Ok(jump(w, target(i)))
         }),
-        S_WAITCNT | S_NOP | S_SETPRIO | S_ICACHE_INV | S_DCACHE_INV | S_DCACHE_INV_VOL
-        | S_DCACHE_WB | S_DCACHE_WB_VOL | S_INCPERFLEVEL | S_DECPERFLEVEL | S_TTRACEDATA
-        | S_WAKEUP => f(nop),
+        op if is_nop(op) => f(nop),
         S_SENDMSG => f(sendmsg),
         S_BARRIER => f(|_, _, _| Ok(Flow::Barrier)),
         S_SLEEP => f(|_, _, _| Ok(Flow::Yield)),

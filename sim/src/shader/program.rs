@@ -194,6 +194,11 @@ pub(crate) struct Inst {
     /// A VALU instruction (VOP1/VOP2/VOPC/VOP3/VOP3P/SDWA/DPP): its VGPR
     /// operands are offset under VGPR indexing mode.
     pub valu: bool,
+    /// How many instructions right after this one in its block do
+    /// nothing in the interpreter (`s_waitcnt`, `s_nop`, ...: every
+    /// access completes before the next instruction): when this one
+    /// continues with the next, the run loop steps over them.
+    pub nops_after: u8,
     /// The operation.
     pub op: Opcode,
     /// Size in bytes.
@@ -221,14 +226,15 @@ pub(crate) struct Inst {
     /// `data1`.
     pub data1: Src,
     /// The decoded instruction (for its text and raw fields), or why the
-    /// word did not decode.
-    pub decoded: Result<Instruction, isa::DecodeError>,
+    /// word did not decode: boxed, read only off the hot path, so that an
+    /// `Inst` takes a few cache lines less.
+    pub decoded: Box<Result<Instruction, isa::DecodeError>>,
 }
 
 impl Inst {
     /// The mnemonic, or the decode error's description for an undecodable word.
     pub fn mnemonic(&self) -> String {
-        match &self.decoded {
+        match &*self.decoded {
             Ok(i) => i.mnemonic().to_string(),
             Err(e) => format!("undecodable word ({e})"),
         }
@@ -403,6 +409,16 @@ impl Program {
                 break;
             }
         }
+        // Each instruction's run of no-ops after it, counted from the end.
+        let mut run = 0u8;
+        for inst in insts.iter_mut().rev() {
+            inst.nops_after = run;
+            run = if inst.decoded.is_ok() && super::control::is_nop(inst.op) {
+                run.saturating_add(1)
+            } else {
+                0
+            };
+        }
         Ok(Block {
             insts,
             end: pc,
@@ -434,7 +450,8 @@ impl Program {
             lit: 0,
             mods: *i.modifiers(),
             valu: is_valu(i.encoding()),
-            decoded: Ok(i),
+            nops_after: 0,
+            decoded: Box::new(Ok(i)),
         };
         let mut seen_src = false;
         for (field, op) in i.operands() {
@@ -532,7 +549,7 @@ impl Program {
                 _ => inst.exec = super::specialized(&inst).unwrap_or(f),
             }
         }
-        if let Ok(d) = &inst.decoded {
+        if let Ok(d) = &*inst.decoded {
             inst.shaped = super::shape::handler(&inst, d.encoding());
         }
         inst
@@ -582,7 +599,8 @@ fn undecodable(pc: u64, e: isa::DecodeError) -> Inst {
         lit: 0,
         mods: Modifiers::default(),
         valu: false,
-        decoded: Err(e),
+        nops_after: 0,
+        decoded: Box::new(Err(e)),
     }
 }
 

@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use super::coverage::{self, Counts};
 use super::occupancy::{Occupancy, Residency};
-use super::program::{Block, GPR_IDX_EN, Program, TouchVgprs};
+use super::program::{Block, GPR_IDX_EN, Inst, Program, TouchVgprs};
 use super::setup::Launch;
 use super::tlb::Tlb;
 use super::wave::{LANES, Wave, WaveState};
@@ -362,9 +362,12 @@ fn run_wave_as<const COUNT: bool>(
             return Err(Fault::Abort("wave has no program".into()));
         };
         let insts = &block.insts;
+        // The wave's index in the block, kept here (no handler reads it)
+        // and stored back whenever the wave leaves the loop.
+        let mut index = w.index;
         // Where the wave continues outside this block.
         let next = loop {
-            let Some(inst) = insts.get(w.index) else {
+            let Some(inst) = insts.get(index) else {
                 // Fell off the end of the block: continue after it.
                 break block.end;
             };
@@ -382,13 +385,13 @@ fn run_wave_as<const COUNT: bool>(
                 // Over VGPR shapes when the operation has a handler for
                 // them and it applies; else on materialised lanes.
                 if inst.shaped.is_some_and(|f| f(w, inst, ctx)) {
-                    Ok(Flow::Next)
-                } else {
-                    if w.has_tags() && inst.touch != TouchVgprs::None {
-                        w.materialize_for(inst);
-                    }
-                    (inst.exec)(w, inst, ctx)
+                    index += step::<COUNT>(insts, index, inst, ctx);
+                    continue;
                 }
+                if w.has_tags() && inst.touch != TouchVgprs::None {
+                    w.materialize_for(inst);
+                }
+                (inst.exec)(w, inst, ctx)
             };
             // An exception enters the trap handler, if there is one.
             let flow = match r {
@@ -399,7 +402,7 @@ fn run_wave_as<const COUNT: bool>(
                 }
             };
             match flow {
-                Flow::Next => w.index += 1,
+                Flow::Next => index += step::<COUNT>(insts, index, inst, ctx),
                 Flow::Jump => {
                     let target = w.jump;
                     budget = budget.saturating_sub(1);
@@ -411,7 +414,7 @@ fn run_wave_as<const COUNT: bool>(
                         }
                     }
                     match block.index_of(target) {
-                        Some(i) => w.index = i,
+                        Some(i) => index = i,
                         None => break target,
                     }
                 }
@@ -420,12 +423,12 @@ fn run_wave_as<const COUNT: bool>(
                     return Ok(());
                 }
                 Flow::Barrier => {
-                    w.index += 1;
+                    w.index = index + 1;
                     w.state = WaveState::Barrier;
                     return Ok(());
                 }
                 Flow::Yield => {
-                    w.index += 1;
+                    w.index = index + 1;
                     return Ok(());
                 }
             }
@@ -433,4 +436,20 @@ fn run_wave_as<const COUNT: bool>(
         w.block = blocks.get(next, shared)?;
         w.index = 0;
     }
+}
+
+/// How far the wave moves on after instruction `index` (`inst`) continues
+/// with the next: past the no-ops that follow it ([`Inst::nops_after`]),
+/// counted for coverage if `COUNT` (as far as anyone can tell, they ran).
+#[inline(always)]
+fn step<const COUNT: bool>(insts: &[Inst], index: usize, inst: &Inst, ctx: &mut Ctx<'_>) -> usize {
+    let n = usize::from(inst.nops_after);
+    if COUNT && n > 0 {
+        if let Some(c) = ctx.counts.as_deref_mut() {
+            for inst in insts.iter().skip(index + 1).take(n) {
+                coverage::count(c, inst);
+            }
+        }
+    }
+    1 + n
 }
