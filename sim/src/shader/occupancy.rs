@@ -160,15 +160,19 @@ impl Occupancy {
         let group_slot = c.groups_free.trailing_zeros();
         c.groups_free &= !(1 << group_slot);
         c.lds_free -= lds;
+        let mut free = c.simd_free.map(|f| f.count_ones());
         for _ in 0..waves {
             // The SIMD with the most free slots (the first of equals).
-            let s = (0..SIMD_PER_CU)
-                .rev()
-                .max_by_key(|&s| c.simd_free[s as usize].count_ones())
-                .unwrap_or(0);
-            let free = &mut c.simd_free[s as usize];
-            let id = free.trailing_zeros();
-            *free &= !(1 << id);
+            let mut s = 0;
+            for k in 1..SIMD_PER_CU as usize {
+                if free[k] > free[s] {
+                    s = k;
+                }
+            }
+            free[s] -= 1;
+            let slots = &mut c.simd_free[s];
+            let id = slots.trailing_zeros();
+            *slots &= !(1 << id);
             // At most MAX_GROUP_WAVES (checked above); SIMD and wave ids
             // below 4 and 16.
             let _ = r.waves.push((s as u8, id as u8));

@@ -226,7 +226,14 @@ fn run_group(
     while waves.len() < count as usize {
         waves.push(Wave::new(launch.vgprs));
     }
-    let entry = blocks.get(launch.entry, shared)?;
+    let entry = match blocks.entry {
+        Some(k) => k,
+        None => {
+            let k = blocks.get(launch.entry, shared)?;
+            blocks.entry = Some(k);
+            k
+        }
+    };
     for k in 0..count {
         let w = &mut waves[k as usize];
         let slot = resident
@@ -310,6 +317,8 @@ fn hw_id(r: &Residency, simd: u32, wave_id: u32, queue: u32) -> u32 {
 pub(crate) struct Blocks {
     list: Vec<Arc<Block>>,
     by_pc: HashMap<u64, usize>,
+    /// The kernel entry's block, once found.
+    entry: Option<usize>,
 }
 
 impl Blocks {
@@ -317,6 +326,7 @@ impl Blocks {
         Self {
             list: Vec::new(),
             by_pc: HashMap::new(),
+            entry: None,
         }
     }
 
