@@ -73,9 +73,10 @@ fn fma32_lane([a, b, c]: [u32; 3]) -> u32 {
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "fma,avx2")]
+#[target_feature(enable = "fma")]
 fn fma32_map_hw(w: &mut Wave, dst: Dst, s: [Src; 3]) -> Result<(), Fault> {
-    // The body inlined here, so that the lane loop has FMA and AVX2.
+    // The body inlined here, so that the lane loop has FMA (and the AVX
+    // it implies: 256-bit float vectors).
     w.map32_lanes(dst, s, Ty::F32, fma32_lane)
 }
 
@@ -84,9 +85,8 @@ fn fma32_map_hw(w: &mut Wave, dst: Dst, s: [Src; 3]) -> Result<(), Fault> {
 #[inline]
 pub(crate) fn fma32_map(w: &mut Wave, dst: Dst, s: [Src; 3]) -> Result<(), Fault> {
     #[cfg(target_arch = "x86_64")]
-    if has_fma() && has_avx2() {
-        // SAFETY: the CPU has the FMA and AVX2 instructions (checked just
-        // now).
+    if has_fma() {
+        // SAFETY: the CPU has the FMA instructions (checked just now).
         return unsafe { fma32_map_hw(w, dst, s) };
     }
     w.map32(dst, s, Ty::F32, fma32_lane)
