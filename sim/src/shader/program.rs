@@ -97,6 +97,12 @@ pub(crate) type ExecFn = fn(&mut Wave, &Inst, &mut Ctx<'_>) -> Exec;
 /// comes back in a register.
 pub(crate) type ShapedFn = fn(&mut Wave, &Inst, &mut Ctx<'_>) -> bool;
 
+/// A handler for a run of instructions starting at the first of `insts`
+/// over VGPR shapes ([`super::shape::idiom`]): how many of them it ran,
+/// in order, each exactly as its own shape handler would (0: none; the
+/// first then runs alone).
+pub(crate) type FusedFn = fn(&mut Wave, &[Inst], &mut Ctx<'_>) -> usize;
+
 /// Whether `e` is a VALU encoding (VOP1/VOP2/VOPC/VOP3/VOP3P/SDWA/DPP).
 fn is_valu(e: Encoding) -> bool {
     matches!(
@@ -181,6 +187,9 @@ pub(crate) struct Inst {
     /// Its handler over VGPR shapes, when it has one for this encoding
     /// and these modifiers.
     pub shaped: Option<ShapedFn>,
+    /// The handler of a common run of instructions that starts here, when
+    /// the block has one ([`FusedFn`]).
+    pub fused: Option<FusedFn>,
     /// The VGPRs `exec` may access.
     pub touch: TouchVgprs,
     /// Sources: 0, 1 and 2 (a VOP2 carry-in or `v_cndmask` mask is 2).
@@ -409,6 +418,10 @@ impl Program {
                 break;
             }
         }
+        // The common runs of instructions, run by one handler.
+        for k in 0..insts.len() {
+            insts[k].fused = super::shape::idiom(&insts[k..]);
+        }
         // Each instruction's run of no-ops after it, counted from the end.
         let mut run = 0u8;
         for inst in insts.iter_mut().rev() {
@@ -435,6 +448,7 @@ impl Program {
             exec: super::illegal,
             inner: super::illegal,
             shaped: None,
+            fused: None,
             touch: TouchVgprs::of(&i, r.accum_offset),
             pc,
             len: i.len() as u8,
@@ -584,6 +598,7 @@ fn undecodable(pc: u64, e: isa::DecodeError) -> Inst {
         exec: super::undecodable,
         inner: super::undecodable,
         shaped: None,
+        fused: None,
         touch: TouchVgprs::None,
         pc,
         len: 4,

@@ -392,6 +392,23 @@ fn run_wave_as<const COUNT: bool>(
                 let x = inst.indexed(w.m0());
                 (x.exec)(w, &x, ctx)
             } else {
+                // A common run of instructions by one handler, over VGPR
+                // shapes, when it applies.
+                if let Some(f) = inst.fused {
+                    let n = f(w, &insts[index..], ctx);
+                    if n > 0 {
+                        let last = index + n - 1;
+                        if COUNT {
+                            if let Some(c) = ctx.counts.as_deref_mut() {
+                                for inst in &insts[index + 1..=last] {
+                                    coverage::count(c, inst);
+                                }
+                            }
+                        }
+                        index = last + step::<COUNT>(insts, last, &insts[last], ctx);
+                        continue;
+                    }
+                }
                 // Over VGPR shapes when the operation has a handler for
                 // them and it applies; else on materialised lanes.
                 if inst.shaped.is_some_and(|f| f(w, inst, ctx)) {

@@ -42,7 +42,7 @@
 use isa::{Encoding, Opcode};
 
 use super::Ctx;
-use super::program::{Dst, EXEC, Inst, ShapedFn, Src};
+use super::program::{Dst, EXEC, FusedFn, Inst, ShapedFn, Src};
 use super::setup::{PRIVATE_BASE, SHARED_BASE};
 use super::wave::{LANES, Lanes, Ty, Wave};
 
@@ -877,6 +877,53 @@ pub(crate) fn handler(inst: &Inst, encoding: Encoding) -> Option<ShapedFn> {
         return None;
     }
     valu(inst.op)
+}
+
+/// A run of instructions starting at `insts[0]` that one handler runs
+/// ([`FusedFn`]), if it is one compilers emit often:
+///
+/// - `v_mov_b32 vH, x; v_add_co_u32 vL, vcc, a, b; v_addc_co_u32 vH,
+///   vcc, c, d, vcc`: a 64-bit add (of a scalar pair, or a constant, to a
+///   VGPR pair: an address), three dispatches as one.
+///
+/// The handler runs the instructions in order, each exactly as its own
+/// shape handler (the same rules, the same fallback: it stops before the
+/// first one whose shapes do not apply), so the pattern decides only
+/// when it is used, never what it computes.
+pub(crate) fn idiom(insts: &[Inst]) -> Option<FusedFn> {
+    use Opcode::*;
+    let [a, b, c, ..] = insts else { return None };
+    let shaped = |i: &Inst| i.shaped.is_some();
+    if a.op == V_MOV_B32
+        && b.op == V_ADD_CO_U32
+        && c.op == V_ADDC_CO_U32
+        && shaped(a)
+        && shaped(b)
+        && shaped(c)
+        && a.nops_after == 0
+        && b.nops_after == 0
+    {
+        return Some(add64);
+    }
+    None
+}
+
+/// [`idiom`]'s 64-bit add: `v_mov_b32`, `v_add_co_u32`, `v_addc_co_u32`.
+fn add64(w: &mut Wave, insts: &[Inst], _: &mut Ctx<'_>) -> usize {
+    let [a, b, c, ..] = insts else { return 0 };
+    if w.exec() != u64::MAX {
+        return 0;
+    }
+    if mov(w, a).is_none() {
+        return 0;
+    }
+    if carry(w, b, Carry::Add, false).is_none() {
+        return 1;
+    }
+    if carry(w, c, Carry::Add, true).is_none() {
+        return 2;
+    }
+    3
 }
 
 /// The address of lane 0 of a FLAT/GLOBAL access of `dwords` dwords a

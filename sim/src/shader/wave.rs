@@ -170,7 +170,7 @@ impl Wave {
     }
 
     /// Whether VGPR `r` is tagged (its value is its shape).
-    #[inline]
+    #[inline(always)]
     pub fn is_tagged(&self, r: usize) -> bool {
         self.tagged
             .get(r / 64)
@@ -178,13 +178,13 @@ impl Wave {
     }
 
     /// Whether any VGPR is tagged.
-    #[inline]
+    #[inline(always)]
     pub fn has_tags(&self) -> bool {
         self.ntagged != 0
     }
 
     /// VGPR `r`'s shape, when it is tagged.
-    #[inline]
+    #[inline(always)]
     pub fn shape(&self, r: u16) -> Option<Affine> {
         let r = usize::from(r);
         if self.is_tagged(r) {
@@ -213,7 +213,7 @@ impl Wave {
 
     /// Drops VGPR `r`'s tag without writing its lanes: for a caller that
     /// has just written all 64 of them.
-    #[inline]
+    #[inline(always)]
     pub fn untag(&mut self, r: usize) {
         if let Some(bits) = self.tagged.get_mut(r / 64) {
             if *bits >> (r % 64) & 1 != 0 {
@@ -278,32 +278,32 @@ impl Wave {
     }
 
     /// EXEC.
-    #[inline]
+    #[inline(always)]
     pub fn exec(&self) -> u64 {
         self.s64(EXEC)
     }
 
     /// VCC.
-    #[inline]
+    #[inline(always)]
     pub fn vcc(&self) -> u64 {
         self.s64(VCC)
     }
 
     /// M0.
-    #[inline]
+    #[inline(always)]
     pub fn m0(&self) -> u32 {
         self.s[M0 as usize]
     }
 
     /// The 64-bit scalar pair at `i`.
-    #[inline]
+    #[inline(always)]
     pub fn s64(&self, i: u8) -> u64 {
         let i = usize::from(i);
         u64::from(self.s[i]) | (u64::from(self.s[(i + 1) % SCALAR_FILE]) << 32)
     }
 
     /// Writes the pair at `i`.
-    #[inline]
+    #[inline(always)]
     pub fn set_s64(&mut self, i: u8, v: u64) {
         let i = usize::from(i);
         self.s[i] = v as u32;
@@ -340,7 +340,7 @@ impl Wave {
     }
 
     /// A scalar or constant source as 32 bits.
-    #[inline]
+    #[inline(always)]
     pub fn scalar32(&self, src: Src, ty: Ty) -> u32 {
         match src {
             Src::S(i) => self.s[usize::from(i)],
@@ -357,7 +357,7 @@ impl Wave {
     }
 
     /// A scalar or constant source as 64 bits.
-    #[inline]
+    #[inline(always)]
     pub fn scalar64(&self, src: Src, ty: Ty) -> u64 {
         match src {
             Src::S(i) => self.s64(i),
@@ -641,7 +641,7 @@ impl Wave {
     }
 
     /// Writes a scalar destination.
-    #[inline]
+    #[inline(always)]
     pub fn write_s32(&mut self, dst: Dst, v: u32) {
         if let Dst::S(i) = dst {
             self.s[usize::from(i)] = v;
@@ -649,7 +649,7 @@ impl Wave {
     }
 
     /// Writes a 64-bit scalar destination.
-    #[inline]
+    #[inline(always)]
     pub fn write_s64(&mut self, dst: Dst, v: u64) {
         if let Dst::S(i) = dst {
             self.set_s64(i, v);
@@ -658,7 +658,7 @@ impl Wave {
 
     /// Writes a lane mask (VOPC, carry-out) to a scalar destination; lanes
     /// EXEC disables read as 0 (AMD GCN3/Vega ISA: "inactive lanes write 0").
-    #[inline]
+    #[inline(always)]
     pub fn write_mask(&mut self, dst: Dst, mask: u64) {
         let v = mask & self.exec();
         self.write_s64(dst, v);
