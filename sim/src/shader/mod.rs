@@ -31,6 +31,7 @@ mod dpp;
 mod ds;
 mod hostfp;
 mod lanes;
+mod lockstep;
 mod mfma;
 mod mubuf;
 mod occupancy;
@@ -182,6 +183,10 @@ pub struct Interpreter {
     /// Where the report goes when the interpreter is dropped
     /// (`SIM_COVERAGE`).
     coverage_file: Option<std::path::PathBuf>,
+    /// Whether work-groups may start in lockstep (`lockstep`).
+    lockstep: bool,
+    /// Work-groups that ran in lockstep.
+    lockstep_groups: Arc<AtomicU64>,
 }
 
 impl Interpreter {
@@ -204,7 +209,24 @@ impl Interpreter {
             coverage_on: AtomicBool::new(coverage_file.is_some()),
             counts: Mutex::new(coverage::counts()),
             coverage_file,
+            lockstep: true,
+            lockstep_groups: Arc::new(AtomicU64::new(0)),
         }
+    }
+
+    /// Lets work-groups start in lockstep, or not (on by default): the
+    /// waves of a work-group that start alike run the kernel's scalar
+    /// instructions and shape arithmetic once for all until they differ.
+    /// Results are the same either way; off, every wave runs every
+    /// instruction itself.
+    pub fn with_lockstep(mut self, on: bool) -> Self {
+        self.lockstep = on;
+        self
+    }
+
+    /// How many work-groups started in lockstep so far.
+    pub fn lockstep_groups(&self) -> u64 {
+        self.lockstep_groups.load(Ordering::Relaxed)
     }
 
     /// Turns instruction coverage on or off (counts so far are kept).
@@ -312,6 +334,7 @@ impl ShaderCore for Interpreter {
             d.interrupt,
             d.preempt,
             counts.as_mut(),
+            self.lockstep.then_some(&*self.lockstep_groups),
         );
         if let Some(c) = &counts {
             coverage::merge(

@@ -190,6 +190,8 @@ pub(crate) struct Inst {
     /// The handler of a common run of instructions that starts here, when
     /// the block has one ([`FusedFn`]).
     pub fused: Option<FusedFn>,
+    /// How it runs while a work-group is in lockstep.
+    pub lockstep: super::lockstep::Kind,
     /// The VGPRs `exec` may access.
     pub touch: TouchVgprs,
     /// Sources: 0, 1 and 2 (a VOP2 carry-in or `v_cndmask` mask is 2).
@@ -449,6 +451,7 @@ impl Program {
             inner: super::illegal,
             shaped: None,
             fused: None,
+            lockstep: super::lockstep::Kind::Split,
             touch: TouchVgprs::of(&i, r.accum_offset),
             pc,
             len: i.len() as u8,
@@ -565,6 +568,7 @@ impl Program {
         }
         if let Ok(d) = &*inst.decoded {
             inst.shaped = super::shape::handler(&inst, d.encoding());
+            inst.lockstep = super::lockstep::kind(&inst, d.encoding());
         }
         inst
     }
@@ -599,6 +603,7 @@ fn undecodable(pc: u64, e: isa::DecodeError) -> Inst {
         inner: super::undecodable,
         shaped: None,
         fused: None,
+        lockstep: super::lockstep::Kind::Split,
         touch: TouchVgprs::None,
         pc,
         len: 4,

@@ -17,6 +17,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
 use super::coverage::{self, Counts};
+use super::lockstep::{self, Kind};
 use super::occupancy::{Occupancy, Residency};
 use super::program::{Block, GPR_IDX_EN, Inst, Program, TouchVgprs};
 use super::setup::Launch;
@@ -48,6 +49,10 @@ struct Shared<'a> {
     freed: Condvar,
     /// Instruction counts, when coverage is on.
     counts: Option<Mutex<&'a mut Counts>>,
+    /// Whether work-groups may start in lockstep ([`lockstep`]).
+    lockstep: bool,
+    /// Work-groups that ran in lockstep (the interpreter's count).
+    lockstep_groups: Option<&'a AtomicU64>,
 }
 
 impl Shared<'_> {
@@ -70,6 +75,7 @@ pub(crate) fn run(
     interrupt: Option<WaveInterrupt<'_>>,
     preempt: Option<&AtomicBool>,
     counts: Option<&mut Counts>,
+    lockstep: Option<&AtomicU64>,
 ) -> Result<(), Fault> {
     let occupancy = Occupancy::new(
         &launch.compute_units,
@@ -94,6 +100,8 @@ pub(crate) fn run(
         occupancy: Mutex::new(occupancy),
         freed: Condvar::new(),
         counts: counts.map(Mutex::new),
+        lockstep: lockstep.is_some(),
+        lockstep_groups: lockstep,
     };
     let total = launch.group_count();
     let threads = (workers as u64).min(total).max(1) as usize;
@@ -261,6 +269,19 @@ fn run_group(
         interrupt: shared.interrupt,
     };
     let waves = &mut waves[..count as usize];
+    if shared.lockstep && lockstep::eligible(waves) {
+        if let Some(n) = shared.lockstep_groups {
+            n.fetch_add(1, Ordering::Relaxed);
+        }
+        let ended = if ctx.counts.is_some() {
+            run_lockstep::<true>(waves, &mut ctx, shared, blocks)?
+        } else {
+            run_lockstep::<false>(waves, &mut ctx, shared, blocks)?
+        };
+        if ended {
+            return Ok(());
+        }
+    }
     loop {
         let mut progressed = false;
         let mut live = 0;
@@ -356,6 +377,101 @@ fn run_wave(
         run_wave_as::<true>(w, ctx, shared, blocks)
     } else {
         run_wave_as::<false>(w, ctx, shared, blocks)
+    }
+}
+
+/// Runs a work-group's waves (just set up, [`lockstep::eligible`]) in
+/// lockstep on the first: true when they all ended, false when they
+/// split (each continues alone where the leader stopped). Each
+/// instruction counts once a wave for coverage if `COUNT`.
+fn run_lockstep<const COUNT: bool>(
+    waves: &mut [Wave],
+    ctx: &mut Ctx<'_>,
+    shared: &Shared<'_>,
+    blocks: &mut Blocks,
+) -> Result<bool, Fault> {
+    lockstep::lead(waves);
+    let k = waves.len();
+    let mut budget = CHECK_EVERY;
+    loop {
+        let Some(block) = blocks.list.get(waves[0].block) else {
+            return Err(Fault::Abort("wave has no program".into()));
+        };
+        let insts = &block.insts;
+        let mut index = waves[0].index;
+        let next = loop {
+            let Some(inst) = insts.get(index) else {
+                break block.end;
+            };
+            let leader = &mut waves[0];
+            // How many instructions ran for the group (0: none, split).
+            let ran = match inst.lockstep {
+                Kind::Scalar => match (inst.exec)(leader, inst, ctx) {
+                    Ok(Flow::Next | Flow::Barrier | Flow::Yield) => 1,
+                    Ok(Flow::End) => {
+                        count_group::<COUNT>(ctx, &insts[index..=index], k);
+                        for w in waves.iter_mut() {
+                            w.state = WaveState::Done;
+                        }
+                        return Ok(true);
+                    }
+                    Ok(Flow::Jump) => {
+                        count_group::<COUNT>(ctx, &insts[index..=index], k);
+                        let target = leader.jump;
+                        budget = budget.saturating_sub(1);
+                        if budget == 0 {
+                            budget = CHECK_EVERY;
+                            if shared.stopped() {
+                                for w in waves.iter_mut() {
+                                    w.state = WaveState::Done;
+                                }
+                                return Ok(true);
+                            }
+                        }
+                        match block.index_of(target) {
+                            Some(i) => {
+                                index = i;
+                                continue;
+                            }
+                            None => break target,
+                        }
+                    }
+                    // A fault: each wave meets it alone (its trap handler,
+                    // its report), the scalar file as it was before.
+                    Err(_) => 0,
+                },
+                Kind::Shape if leader.mode & GPR_IDX_EN == 0 => match inst.fused {
+                    Some(f) => f(leader, &insts[index..], ctx),
+                    None => usize::from(inst.shaped.is_some_and(|f| f(leader, inst, ctx))),
+                },
+                _ => 0,
+            };
+            if ran == 0 {
+                lockstep::split(waves, index);
+                return Ok(false);
+            }
+            let last = index + ran - 1;
+            let nops = usize::from(insts[last].nops_after);
+            count_group::<COUNT>(ctx, &insts[index..=last + nops], k);
+            index = last + 1 + nops;
+        };
+        let leader = &mut waves[0];
+        leader.block = blocks.get(next, shared)?;
+        leader.index = 0;
+    }
+}
+
+/// Counts `insts` once for each of a group's `k` waves, if `COUNT`.
+#[inline(always)]
+fn count_group<const COUNT: bool>(ctx: &mut Ctx<'_>, insts: &[Inst], k: usize) {
+    if COUNT {
+        if let Some(c) = ctx.counts.as_deref_mut() {
+            for inst in insts {
+                for _ in 0..k {
+                    coverage::count(c, inst);
+                }
+            }
+        }
     }
 }
 

@@ -67,6 +67,13 @@ impl Affine {
         self.base.wrapping_add(self.stride.wrapping_mul(l as u32))
     }
 
+    /// Lane `l` for any `l` (mod 2^32): a lane of a later wave of a
+    /// work-group in lockstep.
+    #[inline]
+    pub fn lane_far(self, l: u32) -> u32 {
+        self.base.wrapping_add(self.stride.wrapping_mul(l))
+    }
+
     /// The 64 lanes.
     #[inline]
     pub fn lanes(self) -> Lanes {
@@ -133,58 +140,66 @@ impl Pair {
     }
 }
 
-/// Lanes `b + s * lane` as exact integers (lanes 0 to 63).
+/// Lanes `b + s * lane` as exact integers (lanes 0 to `n`: 63 for a
+/// wave, `64 * K - 1` for a work-group of K waves in lockstep, see
+/// [`Wave::span_last`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Lin {
     b: i128,
     s: i128,
+    n: i128,
 }
 
 const LAST: i128 = LANES as i128 - 1;
 const P32: i128 = 1 << 32;
 const P64: i128 = 1 << 64;
 
-/// Bound on `|b|` and `|s|` of every [`Lin`]: lane 63 (`b + 63 * s`)
-/// then never overflows, so lanes are computed without overflow checks
-/// (an i128 checked multiply is a library call).
-const BOUND: i128 = 1 << 120;
+/// Bound on `|b|` and `|s|` of every [`Lin`]: the last lane (`b + n *
+/// s`, `n < 2^11`) then never overflows, so lanes are computed without
+/// overflow checks (an i128 checked multiply is a library call).
+const BOUND: i128 = 1 << 115;
 
 impl Lin {
-    const fn uniform(v: i128) -> Lin {
-        Lin { b: v, s: 0 }
-    }
-
-    /// `b + s * lane`, when both lie within [`BOUND`].
+    /// `b + s * lane` over lanes `0..=n`, when both lie within [`BOUND`].
     #[inline]
-    fn new(b: i128, s: i128) -> Option<Lin> {
-        (b.unsigned_abs() < BOUND as u128 && s.unsigned_abs() < BOUND as u128)
-            .then_some(Lin { b, s })
+    fn new(b: i128, s: i128, n: i128) -> Option<Lin> {
+        (b.unsigned_abs() < BOUND as u128 && s.unsigned_abs() < BOUND as u128).then_some(Lin {
+            b,
+            s,
+            n,
+        })
     }
 
-    /// Lane `l` (`l < 64`).
+    /// Lane `l` (`l <= n`).
     #[inline]
     fn at(self, l: i128) -> i128 {
         self.b + self.s * l
     }
 
-    #[inline]
+    #[inline(always)]
     fn last(self) -> i128 {
-        self.at(LAST)
+        // A wave's last lane by a constant (a shift and a subtract, not
+        // a 128-bit multiply).
+        if self.n == LAST {
+            self.at(LAST)
+        } else {
+            self.at(self.n)
+        }
     }
 
     #[inline]
     fn add(self, o: Lin) -> Option<Lin> {
-        Lin::new(self.b + o.b, self.s + o.s)
+        Lin::new(self.b + o.b, self.s + o.s, self.n)
     }
 
     #[inline]
     fn sub(self, o: Lin) -> Option<Lin> {
-        Lin::new(self.b - o.b, self.s - o.s)
+        Lin::new(self.b - o.b, self.s - o.s, self.n)
     }
 
     #[inline]
     fn offset(self, k: i128) -> Option<Lin> {
-        Lin::new(self.b.checked_add(k)?, self.s)
+        Lin::new(self.b.checked_add(k)?, self.s, self.n)
     }
 
     #[inline]
@@ -196,13 +211,13 @@ impl Lin {
             && self.s.unsigned_abs() < SMALL
             && k.unsigned_abs() < SMALL
         {
-            return Lin::new(self.b * k, self.s * k);
+            return Lin::new(self.b * k, self.s * k, self.n);
         }
-        Lin::new(self.b.checked_mul(k)?, self.s.checked_mul(k)?)
+        Lin::new(self.b.checked_mul(k)?, self.s.checked_mul(k)?, self.n)
     }
 
     /// Whether every lane lies in `[lo, hi)`.
-    #[inline]
+    #[inline(always)]
     fn within(self, lo: i128, hi: i128) -> bool {
         (lo..hi).contains(&self.b) && (lo..hi).contains(&self.last())
     }
@@ -221,9 +236,13 @@ impl Lin {
     fn shr(self, k: u32) -> Option<Lin> {
         let (b, e) = (self.b >> k, self.last() >> k);
         if b == e {
-            Some(Lin::uniform(b))
+            Some(Lin { b, s: 0, n: self.n })
         } else if self.s % (1i128 << k) == 0 {
-            Some(Lin { b, s: self.s >> k })
+            Some(Lin {
+                b,
+                s: self.s >> k,
+                n: self.n,
+            })
         } else {
             None
         }
@@ -236,45 +255,54 @@ impl Lin {
         (self.last() >> k == q).then(|| Lin {
             b: self.b - (q << k),
             s: self.s,
+            n: self.n,
         })
     }
 }
 
 /// The lane mask where `pred` holds, `pred` a threshold on the values
-/// (true on one side of a bound): all or none when both ends agree.
+/// (true on one side of a bound): all or none when both ends agree. Over
+/// a work-group in lockstep (`x.n > 63`) a mask that is not all or none
+/// differs between its waves: `None`.
 #[inline(always)]
-fn threshold_mask(x: Lin, pred: impl Fn(i128) -> bool) -> u64 {
+fn threshold_mask(x: Lin, pred: impl Fn(i128) -> bool) -> Option<u64> {
     let (a, e) = (pred(x.b), pred(x.last()));
     if a == e {
-        return if a { u64::MAX } else { 0 };
+        return Some(if a { u64::MAX } else { 0 });
     }
     lane_mask(x, pred)
 }
 
 /// The lane mask where `pred` holds, lane by lane (`x.last()` known to
-/// be in range, so no lane overflows).
-fn lane_mask(x: Lin, pred: impl Fn(i128) -> bool) -> u64 {
-    (0..LANES).fold(0u64, |m, l| m | (u64::from(pred(x.at(l as i128))) << l))
+/// be in range, so no lane overflows); `None` over a work-group in
+/// lockstep (`x.n > 63`: one mask cannot say it for every wave).
+fn lane_mask(x: Lin, pred: impl Fn(i128) -> bool) -> Option<u64> {
+    if x.n != LAST {
+        return None;
+    }
+    Some((0..LANES).fold(0u64, |m, l| m | (u64::from(pred(x.at(l as i128))) << l)))
 }
 
-/// The lanes as exact unsigned 32-bit values.
+/// The lanes `0..=n` as exact unsigned 32-bit values.
 #[inline(always)]
-fn exact_u32(a: Affine) -> Option<Lin> {
+fn exact_u32(a: Affine, n: i128) -> Option<Lin> {
     let b = i128::from(a.base);
     let x = Lin {
         b,
         s: i128::from(a.lane(1)) - b,
+        n,
     };
     x.within(0, P32).then_some(x)
 }
 
-/// The lanes as exact signed 32-bit values.
+/// The lanes `0..=n` as exact signed 32-bit values.
 #[inline(always)]
-fn exact_i32(a: Affine) -> Option<Lin> {
+fn exact_i32(a: Affine, n: i128) -> Option<Lin> {
     let b = i128::from(a.base as i32);
     let x = Lin {
         b,
         s: i128::from(a.lane(1) as i32) - b,
+        n,
     };
     x.within(-(1 << 31), 1 << 31).then_some(x)
 }
@@ -286,18 +314,24 @@ fn exact_i32(a: Affine) -> Option<Lin> {
 struct Small {
     b: i64,
     s: i64,
+    /// The last lane ([`Lin`]'s `n`).
+    n: i64,
 }
 
 impl Small {
-    /// The lanes as exact unsigned (or signed) 32-bit values.
-    #[inline]
-    fn exact(a: Affine, signed: bool) -> Option<Small> {
+    /// The lanes `0..=n` as exact unsigned (or signed) 32-bit values.
+    #[inline(always)]
+    fn exact(a: Affine, signed: bool, n: i128) -> Option<Small> {
         let (b, one) = if signed {
             (i64::from(a.base as i32), i64::from(a.lane(1) as i32))
         } else {
             (i64::from(a.base), i64::from(a.lane(1)))
         };
-        let x = Small { b, s: one - b };
+        let x = Small {
+            b,
+            s: one - b,
+            n: n as i64,
+        };
         let range = if signed {
             -(1i64 << 31)..1i64 << 31
         } else {
@@ -306,25 +340,32 @@ impl Small {
         (range.contains(&x.b) && range.contains(&x.last())).then_some(x)
     }
 
-    #[inline]
+    #[inline(always)]
     fn last(self) -> i64 {
-        self.b + self.s * LAST as i64
+        if self.n == LAST as i64 {
+            self.b + self.s * LAST as i64
+        } else {
+            self.b + self.s * self.n
+        }
     }
 
     /// The lane mask where the threshold `pred` holds (as
     /// [`threshold_mask`]).
-    #[inline]
-    fn mask(self, pred: impl Fn(i64) -> bool) -> u64 {
+    #[inline(always)]
+    fn mask(self, pred: impl Fn(i64) -> bool) -> Option<u64> {
         let (a, e) = (pred(self.b), pred(self.last()));
         if a == e {
-            return if a { u64::MAX } else { 0 };
+            return Some(if a { u64::MAX } else { 0 });
         }
         self.lanes_where(pred)
     }
 
-    /// The lane mask where `pred` holds, lane by lane.
-    fn lanes_where(self, pred: impl Fn(i64) -> bool) -> u64 {
-        (0..LANES as i64).fold(0u64, |m, l| m | (u64::from(pred(self.b + self.s * l)) << l))
+    /// The lane mask where `pred` holds, lane by lane (as [`lane_mask`]).
+    fn lanes_where(self, pred: impl Fn(i64) -> bool) -> Option<u64> {
+        if self.n != LAST as i64 {
+            return None;
+        }
+        Some((0..LANES as i64).fold(0u64, |m, l| m | (u64::from(pred(self.b + self.s * l)) << l)))
     }
 
     #[inline]
@@ -338,18 +379,19 @@ impl Small {
 
 /// The pair's lanes as exact unsigned 64-bit values.
 #[inline(always)]
-fn exact_u64(p: Pair) -> Option<Lin> {
-    let (lo, hi) = (exact_u32(p.lo)?, exact_u32(p.hi)?);
+fn exact_u64(p: Pair, n: i128) -> Option<Lin> {
+    let (lo, hi) = (exact_u32(p.lo, n)?, exact_u32(p.hi, n)?);
     Some(Lin {
         b: hi.b * P32 + lo.b,
         s: hi.s * P32 + lo.s,
+        n,
     })
 }
 
 /// The pair's lanes as exact signed 64-bit values.
 #[inline(always)]
-fn exact_i64(p: Pair) -> Option<Lin> {
-    let x = exact_u64(p)?;
+fn exact_i64(p: Pair, n: i128) -> Option<Lin> {
+    let x = exact_u64(p, n)?;
     if x.within(0, 1 << 63) {
         Some(x)
     } else if x.within(1 << 63, P64) {
@@ -375,10 +417,16 @@ fn pair_of(r: Lin) -> Option<Pair> {
     let lo = Lin {
         b: r.b - hb * P32,
         s: r.s - hs * P32,
+        n: r.n,
     };
     lo.within(0, P32).then(|| Pair {
         lo: lo.low32(),
-        hi: Lin { b: hb, s: hs }.low32(),
+        hi: Lin {
+            b: hb,
+            s: hs,
+            n: r.n,
+        }
+        .low32(),
     })
 }
 
@@ -452,18 +500,25 @@ fn mov(w: &mut Wave, i: &Inst) -> Option<()> {
     put32(w, i.vdst, a)
 }
 
+/// A two-source operation on shapes over lanes `0..=n`.
+type Binary = fn(Affine, Affine, i128) -> Option<Affine>;
+
+/// A three-source operation on shapes over lanes `0..=n`.
+type Ternary = fn(Affine, Affine, Affine, i128) -> Option<Affine>;
+
 #[inline(always)]
-fn binary(w: &mut Wave, i: &Inst, op: fn(Affine, Affine) -> Option<Affine>) -> Option<()> {
-    let r = op(src32(w, i.src[0])?, src32(w, i.src[1])?)?;
+fn binary(w: &mut Wave, i: &Inst, op: Binary) -> Option<()> {
+    let r = op(src32(w, i.src[0])?, src32(w, i.src[1])?, w.span_last())?;
     put32(w, i.vdst, r)
 }
 
 #[inline(always)]
-fn ternary(w: &mut Wave, i: &Inst, op: fn(Affine, Affine, Affine) -> Option<Affine>) -> Option<()> {
+fn ternary(w: &mut Wave, i: &Inst, op: Ternary) -> Option<()> {
     let r = op(
         src32(w, i.src[0])?,
         src32(w, i.src[1])?,
         src32(w, i.src[2])?,
+        w.span_last(),
     )?;
     put32(w, i.vdst, r)
 }
@@ -492,8 +547,9 @@ enum Carry {
 /// mod 2^32 to `vdst`, the carry (or borrow) mask to `sdst`.
 #[inline(always)]
 fn carry(w: &mut Wave, i: &Inst, kind: Carry, with_in: bool) -> Option<()> {
-    let a = Small::exact(src32(w, i.src[0])?, false)?;
-    let b = Small::exact(src32(w, i.src[1])?, false)?;
+    let n = w.span_last();
+    let a = Small::exact(src32(w, i.src[0])?, false, n)?;
+    let b = Small::exact(src32(w, i.src[1])?, false, n)?;
     let c = if with_in { carry_in(w, i)? } else { 0 };
     // |values| < 2^34, |strides| < 2^33: no overflow.
     let (r, mask) = match kind {
@@ -501,22 +557,25 @@ fn carry(w: &mut Wave, i: &Inst, kind: Carry, with_in: bool) -> Option<()> {
             let r = Small {
                 b: a.b + b.b + c,
                 s: a.s + b.s,
+                n: a.n,
             };
-            (r, r.mask(|v| v >= 1 << 32))
+            (r, r.mask(|v| v >= 1 << 32)?)
         }
         Carry::Sub => {
             let r = Small {
                 b: a.b - b.b - c,
                 s: a.s - b.s,
+                n: a.n,
             };
-            (r, r.mask(|v| v < 0))
+            (r, r.mask(|v| v < 0)?)
         }
         Carry::SubRev => {
             let r = Small {
                 b: b.b - a.b - c,
                 s: b.s - a.s,
+                n: a.n,
             };
-            (r, r.mask(|v| v < 0))
+            (r, r.mask(|v| v < 0)?)
         }
     };
     put32(w, i.vdst, r.low32())?;
@@ -525,7 +584,7 @@ fn carry(w: &mut Wave, i: &Inst, kind: Carry, with_in: bool) -> Option<()> {
 }
 
 /// `a * b` with one of them uniform (`v_mul_lo_u32`).
-fn mul_lo(a: Affine, b: Affine) -> Option<Affine> {
+fn mul_lo(a: Affine, b: Affine, _: i128) -> Option<Affine> {
     match (a.value(), b.value()) {
         (_, Some(k)) => Some(a.mul(k)),
         (Some(k), _) => Some(b.mul(k)),
@@ -535,35 +594,35 @@ fn mul_lo(a: Affine, b: Affine) -> Option<Affine> {
 
 /// `a * b` of 24-bit unsigned values, one of them uniform
 /// (`v_mul_u32_u24`): exact below 2^24, the product mod 2^32.
-fn mul_u24(a: Affine, b: Affine) -> Option<Affine> {
-    let small = |x: Affine| exact_u32(x).is_some_and(|l| l.within(0, 1 << 24));
+fn mul_u24(a: Affine, b: Affine, n: i128) -> Option<Affine> {
+    let small = |x: Affine| exact_u32(x, n).is_some_and(|l| l.within(0, 1 << 24));
     if !small(a) || !small(b) {
         return None;
     }
-    mul_lo(a, b)
+    mul_lo(a, b, n)
 }
 
 /// `b >> (a & 31)`.
-fn lshr(a: Affine, b: Affine) -> Option<Affine> {
+fn lshr(a: Affine, b: Affine, n: i128) -> Option<Affine> {
     let k = a.value()? & 31;
     if let Some(v) = b.value() {
         return Some(Affine::uniform(v >> k));
     }
-    Some(exact_u32(b)?.shr(k)?.low32())
+    Some(exact_u32(b, n)?.shr(k)?.low32())
 }
 
 /// `b >> (a & 31)`, arithmetic.
-fn ashr(a: Affine, b: Affine) -> Option<Affine> {
+fn ashr(a: Affine, b: Affine, n: i128) -> Option<Affine> {
     let k = a.value()? & 31;
     if let Some(v) = b.value() {
         return Some(Affine::uniform(((v as i32) >> k) as u32));
     }
-    Some(exact_i32(b)?.shr(k)?.low32())
+    Some(exact_i32(b, n)?.shr(k)?.low32())
 }
 
 /// `a & b`: both uniform, or one a mask of low bits (`2^k - 1`) or of
 /// high bits (`!(2^k - 1)`) the other's lanes agree on.
-fn and(a: Affine, b: Affine) -> Option<Affine> {
+fn and(a: Affine, b: Affine, n: i128) -> Option<Affine> {
     let (x, m) = match (a.value(), b.value()) {
         (Some(u), Some(v)) => return Some(Affine::uniform(u & v)),
         (Some(m), None) => (b, m),
@@ -578,7 +637,7 @@ fn and(a: Affine, b: Affine) -> Option<Affine> {
     }
     if m.wrapping_add(1).is_power_of_two() {
         // Low bits: the lanes share their quotient by 2^k.
-        return Some(exact_u32(x)?.low_bits(m.trailing_ones())?.low32());
+        return Some(exact_u32(x, n)?.low_bits(m.trailing_ones())?.low32());
     }
     let low = !m;
     if low.wrapping_add(1).is_power_of_two() && x.stride & low == 0 {
@@ -591,17 +650,17 @@ fn and(a: Affine, b: Affine) -> Option<Affine> {
     None
 }
 
-fn or(a: Affine, b: Affine) -> Option<Affine> {
+fn or(a: Affine, b: Affine, _: i128) -> Option<Affine> {
     Some(Affine::uniform(a.value()? | b.value()?))
 }
 
-fn xor(a: Affine, b: Affine) -> Option<Affine> {
+fn xor(a: Affine, b: Affine, _: i128) -> Option<Affine> {
     Some(Affine::uniform(a.value()? ^ b.value()?))
 }
 
 /// `v_bfe_u32`: `(a >> (b & 31)) & (2^(c & 31) - 1)`, offset and width
 /// uniform.
-fn bfe_u32(a: Affine, b: Affine, c: Affine) -> Option<Affine> {
+fn bfe_u32(a: Affine, b: Affine, c: Affine, n: i128) -> Option<Affine> {
     let (off, width) = (b.value()? & 31, c.value()? & 31);
     if width == 0 {
         return Some(Affine::uniform(0));
@@ -609,22 +668,22 @@ fn bfe_u32(a: Affine, b: Affine, c: Affine) -> Option<Affine> {
     if let Some(v) = a.value() {
         return Some(Affine::uniform((v >> off) & ((1 << width) - 1)));
     }
-    Some(exact_u32(a)?.shr(off)?.low_bits(width)?.low32())
+    Some(exact_u32(a, n)?.shr(off)?.low_bits(width)?.low32())
 }
 
 /// `v_lshl_add_u32`: `(a << (b & 31)) + c`.
-fn lshl_add(a: Affine, b: Affine, c: Affine) -> Option<Affine> {
+fn lshl_add(a: Affine, b: Affine, c: Affine, _: i128) -> Option<Affine> {
     Some(a.shl(b.value()? & 31).add(c))
 }
 
 /// `v_add_lshl_u32`: `(a + b) << (c & 31)`.
-fn add_lshl(a: Affine, b: Affine, c: Affine) -> Option<Affine> {
+fn add_lshl(a: Affine, b: Affine, c: Affine, _: i128) -> Option<Affine> {
     Some(a.add(b).shl(c.value()? & 31))
 }
 
 /// `v_lshl_or_b32`: `(a << (b & 31)) | c`, an add when `c` is uniform
 /// and below `2^(b & 31)` (the shifted lanes' low bits are clear).
-fn lshl_or(a: Affine, b: Affine, c: Affine) -> Option<Affine> {
+fn lshl_or(a: Affine, b: Affine, c: Affine, _: i128) -> Option<Affine> {
     let k = b.value()? & 31;
     let c = c.value()?;
     if u64::from(c) >= 1u64 << k {
@@ -635,8 +694,8 @@ fn lshl_or(a: Affine, b: Affine, c: Affine) -> Option<Affine> {
 }
 
 /// `v_mad_u32_u24`: `a * b + c` of 24-bit unsigned `a`, `b`.
-fn mad_u24(a: Affine, b: Affine, c: Affine) -> Option<Affine> {
-    Some(mul_u24(a, b)?.add(c))
+fn mad_u24(a: Affine, b: Affine, c: Affine, n: i128) -> Option<Affine> {
+    Some(mul_u24(a, b, n)?.add(c))
 }
 
 /// 64-bit `src1` shifted by uniform `src0 & 63` (`v_*rev_b64`).
@@ -644,10 +703,11 @@ fn mad_u24(a: Affine, b: Affine, c: Affine) -> Option<Affine> {
 fn shift64(w: &mut Wave, i: &Inst, kind: u8) -> Option<()> {
     let k = uniform32(w, i.src[0])? & 63;
     let p = src64(w, i.src[1])?;
+    let n = w.span_last();
     let r = match kind {
-        0 => exact_u64(p)?.scale(1i128 << k)?,
-        1 => exact_u64(p)?.shr(k)?,
-        _ => exact_i64(p)?.shr(k)?,
+        0 => exact_u64(p, n)?.scale(1i128 << k)?,
+        1 => exact_u64(p, n)?.shr(k)?,
+        _ => exact_i64(p, n)?.shr(k)?,
     };
     put64(w, i.vdst, pair_of(r)?)
 }
@@ -658,13 +718,18 @@ fn shift64(w: &mut Wave, i: &Inst, kind: u8) -> Option<()> {
 fn mad64(w: &mut Wave, i: &Inst, signed: bool) -> Option<()> {
     let (a, b) = (src32(w, i.src[0])?, src32(w, i.src[1])?);
     let c = src64(w, i.src[2])?;
+    let n = w.span_last();
     let exact = if signed { exact_i32 } else { exact_u32 };
     let (x, k) = match (a.value(), b.value()) {
-        (_, Some(_)) => (exact(a)?, exact(b)?.b),
-        (Some(_), _) => (exact(b)?, exact(a)?.b),
+        (_, Some(_)) => (exact(a, n)?, exact(b, n)?.b),
+        (Some(_), _) => (exact(b, n)?, exact(a, n)?.b),
         _ => return None,
     };
-    let c = if signed { exact_i64(c)? } else { exact_u64(c)? };
+    let c = if signed {
+        exact_i64(c, n)?
+    } else {
+        exact_u64(c, n)?
+    };
     let r = x.scale(k)?.add(c)?;
     let p = pair_of(r)?;
     let mask = if signed {
@@ -672,10 +737,10 @@ fn mad64(w: &mut Wave, i: &Inst, signed: bool) -> Option<()> {
         if !out(r.b) && !out(r.last()) {
             0
         } else {
-            lane_mask(r, out)
+            lane_mask(r, out)?
         }
     } else {
-        threshold_mask(r, |v| v >= P64)
+        threshold_mask(r, |v| v >= P64)?
     };
     put64(w, i.vdst, p)?;
     w.write_mask(i.sdst, mask);
@@ -698,6 +763,10 @@ fn cndmask(w: &mut Wave, i: &Inst) -> Option<()> {
 fn readlane(w: &mut Wave, i: &Inst, first: bool) -> Option<()> {
     let Src::V(r) = i.src[0] else { return None };
     let a = w.shape(r)?;
+    if w.span_last() != LAST && a.stride != 0 {
+        // A work-group in lockstep: each wave reads its own lane.
+        return None;
+    }
     let lane = if first {
         0
     } else {
@@ -718,22 +787,24 @@ const I64: u8 = 3;
 fn cmp<const T: u8, const C: u8, const X: bool>(w: &mut Wave, i: &Inst) -> Option<()> {
     if T == U32 || T == I32 {
         let signed = T == I32;
-        let a = Small::exact(src32(w, i.src[0])?, signed)?;
-        let b = Small::exact(src32(w, i.src[1])?, signed)?;
+        let n = w.span_last();
+        let a = Small::exact(src32(w, i.src[0])?, signed, n)?;
+        let b = Small::exact(src32(w, i.src[1])?, signed, n)?;
         let d = Small {
             b: a.b - b.b,
             s: a.s - b.s,
+            n: a.n,
         };
         let mask = match C {
             0 => 0,
-            1 => d.mask(|v| v < 0),
+            1 => d.mask(|v| v < 0)?,
             2 if d.s == 0 => u64::MAX * u64::from(d.b == 0),
-            2 => d.lanes_where(|v| v == 0),
-            3 => d.mask(|v| v <= 0),
-            4 => d.mask(|v| v > 0),
+            2 => d.lanes_where(|v| v == 0)?,
+            3 => d.mask(|v| v <= 0)?,
+            4 => d.mask(|v| v > 0)?,
             5 if d.s == 0 => u64::MAX * u64::from(d.b != 0),
-            5 => d.lanes_where(|v| v != 0),
-            6 => d.mask(|v| v >= 0),
+            5 => d.lanes_where(|v| v != 0)?,
+            6 => d.mask(|v| v >= 0)?,
             _ => u64::MAX,
         };
         w.write_mask(i.sdst, mask);
@@ -742,28 +813,29 @@ fn cmp<const T: u8, const C: u8, const X: bool>(w: &mut Wave, i: &Inst) -> Optio
         }
         return Some(());
     }
+    let n = w.span_last();
     let (a, b) = if T == U64 {
         (
-            exact_u64(src64(w, i.src[0])?)?,
-            exact_u64(src64(w, i.src[1])?)?,
+            exact_u64(src64(w, i.src[0])?, n)?,
+            exact_u64(src64(w, i.src[1])?, n)?,
         )
     } else {
         (
-            exact_i64(src64(w, i.src[0])?)?,
-            exact_i64(src64(w, i.src[1])?)?,
+            exact_i64(src64(w, i.src[0])?, n)?,
+            exact_i64(src64(w, i.src[1])?, n)?,
         )
     };
     let d = a.sub(b)?;
     let mask = match C {
         0 => 0,
-        1 => threshold_mask(d, |v| v < 0),
+        1 => threshold_mask(d, |v| v < 0)?,
         2 if d.s == 0 => u64::MAX * u64::from(d.b == 0),
-        2 => lane_mask(d, |v| v == 0),
-        3 => threshold_mask(d, |v| v <= 0),
-        4 => threshold_mask(d, |v| v > 0),
+        2 => lane_mask(d, |v| v == 0)?,
+        3 => threshold_mask(d, |v| v <= 0)?,
+        4 => threshold_mask(d, |v| v > 0)?,
         5 if d.s == 0 => u64::MAX * u64::from(d.b != 0),
-        5 => lane_mask(d, |v| v != 0),
-        6 => threshold_mask(d, |v| v >= 0),
+        5 => lane_mask(d, |v| v != 0)?,
+        6 => threshold_mask(d, |v| v >= 0)?,
         _ => u64::MAX,
     };
     w.write_mask(i.sdst, mask);
@@ -827,9 +899,9 @@ fn valu(op: Opcode) -> Option<ShapedFn> {
     use Opcode::*;
     match op {
         V_MOV_B32 => alu!(mov),
-        V_ADD_U32 | V_ADD_I32 => alu!(|w, i| binary(w, i, |a, b| Some(a.add(b)))),
-        V_SUB_U32 | V_SUB_I32 => alu!(|w, i| binary(w, i, |a, b| Some(a.sub(b)))),
-        V_SUBREV_U32 => alu!(|w, i| binary(w, i, |a, b| Some(b.sub(a)))),
+        V_ADD_U32 | V_ADD_I32 => alu!(|w, i| binary(w, i, |a, b, _| Some(a.add(b)))),
+        V_SUB_U32 | V_SUB_I32 => alu!(|w, i| binary(w, i, |a, b, _| Some(a.sub(b)))),
+        V_SUBREV_U32 => alu!(|w, i| binary(w, i, |a, b, _| Some(b.sub(a)))),
         V_ADD_CO_U32 => alu!(|w, i| carry(w, i, Carry::Add, false)),
         V_SUB_CO_U32 => alu!(|w, i| carry(w, i, Carry::Sub, false)),
         V_SUBREV_CO_U32 => alu!(|w, i| carry(w, i, Carry::SubRev, false)),
@@ -839,7 +911,7 @@ fn valu(op: Opcode) -> Option<ShapedFn> {
         V_MUL_LO_U32 => alu!(|w, i| binary(w, i, mul_lo)),
         V_MUL_U32_U24 => alu!(|w, i| binary(w, i, mul_u24)),
         V_MAD_U32_U24 => alu!(|w, i| ternary(w, i, mad_u24)),
-        V_LSHLREV_B32 => alu!(|w, i| binary(w, i, |a, b| Some(b.shl(a.value()? & 31)))),
+        V_LSHLREV_B32 => alu!(|w, i| binary(w, i, |a, b, _| Some(b.shl(a.value()? & 31)))),
         V_LSHRREV_B32 => alu!(|w, i| binary(w, i, lshr)),
         V_ASHRREV_I32 => alu!(|w, i| binary(w, i, ashr)),
         V_AND_B32 => alu!(|w, i| binary(w, i, and)),
@@ -848,7 +920,7 @@ fn valu(op: Opcode) -> Option<ShapedFn> {
         V_BFE_U32 => alu!(|w, i| ternary(w, i, bfe_u32)),
         V_LSHL_ADD_U32 => alu!(|w, i| ternary(w, i, lshl_add)),
         V_ADD_LSHL_U32 => alu!(|w, i| ternary(w, i, add_lshl)),
-        V_ADD3_U32 => alu!(|w, i| ternary(w, i, |a, b, c| Some(a.add(b).add(c)))),
+        V_ADD3_U32 => alu!(|w, i| ternary(w, i, |a, b, c, _| Some(a.add(b).add(c)))),
         V_LSHL_OR_B32 => alu!(|w, i| ternary(w, i, lshl_or)),
         V_LSHLREV_B64 => alu!(|w, i| shift64(w, i, 0)),
         V_LSHRREV_B64 => alu!(|w, i| shift64(w, i, 1)),
@@ -933,6 +1005,10 @@ fn add64(w: &mut Wave, insts: &[Inst], _: &mut Ctx<'_>) -> usize {
 /// the addresses are not shapes of that form.
 pub(crate) fn unit_stride_address(w: &Wave, i: &Inst, flat: bool, dwords: usize) -> Option<u64> {
     let Src::V(r) = i.addr else { return None };
+    if w.span_last() != LAST {
+        // One wave's accesses only (a work-group in lockstep splits first).
+        return None;
+    }
     let bytes = 4 * dwords as u64;
     // The low dword's lanes exact (no wrap) with stride `bytes`: then the
     // addresses step by `bytes` exactly when the high dword (if any) is

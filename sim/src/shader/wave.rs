@@ -69,6 +69,11 @@ pub(crate) struct Wave {
     tagged: Vec<u64>,
     /// Set bits in `tagged`.
     ntagged: u32,
+    /// How many lanes a tagged VGPR's shape spans: 64, or `64 * K` while
+    /// the wave leads a work-group of K waves in lockstep
+    /// (`super::lockstep`: lane `l` of the group is lane `l % 64` of wave
+    /// `l / 64`).
+    span: u32,
     /// SDWA sources 0 and 1 after their byte/word select (`Src::Staged`).
     pub staged: [Lanes; 2],
     /// Scalar and constant sources splat across the lanes
@@ -107,6 +112,7 @@ impl Wave {
             shapes: Vec::new(),
             tagged: Vec::new(),
             ntagged: 0,
+            span: LANES as u32,
             staged: [[0; LANES]; 2],
             splat: [[0; LANES]; 3],
             scc: false,
@@ -140,6 +146,7 @@ impl Wave {
             self.v.resize(vgprs, [0; LANES]);
         }
         self.tag_all_zero(vgprs);
+        self.span = LANES as u32;
         self.scc = false;
         self.mode = 0;
         self.trapsts = 0;
@@ -167,6 +174,57 @@ impl Wave {
             }
         }
         self.ntagged = vgprs as u32;
+    }
+
+    /// The last lane a tagged VGPR's shape spans (63 for a wave).
+    #[inline(always)]
+    pub fn span_last(&self) -> i128 {
+        i128::from(self.span) - 1
+    }
+
+    /// Makes the tagged shapes span `lanes` lanes (a multiple of 64).
+    pub fn set_span(&mut self, lanes: u32) {
+        self.span = lanes;
+    }
+
+    /// Whether every VGPR is tagged.
+    pub fn all_tagged(&self) -> bool {
+        self.ntagged as usize == self.v.len()
+    }
+
+    /// Whether every VGPR of this wave (all tagged) is `first`'s shape
+    /// moved on by `lanes` lanes: the two waves are one run of lanes.
+    pub fn continues(&self, first: &Wave, lanes: u32) -> bool {
+        self.v.len() == first.v.len()
+            && self
+                .shapes
+                .iter()
+                .zip(&first.shapes)
+                .all(|(a, f)| a.stride == f.stride && a.base == f.lane_far(lanes))
+    }
+
+    /// Takes `leader`'s state as one wave of its work-group in lockstep,
+    /// `lanes` lanes on from the leader's first (its block, index and run
+    /// state, scalar file and modes; each VGPR the leader's shape moved on
+    /// by `lanes` lanes, every VGPR tagged as the leader's are).
+    pub fn follow(&mut self, leader: &Wave, lanes: u32) {
+        self.s = leader.s;
+        self.scc = leader.scc;
+        self.mode = leader.mode;
+        self.trapsts = leader.trapsts;
+        self.privileged = leader.privileged;
+        self.block = leader.block;
+        self.index = leader.index;
+        self.jump = leader.jump;
+        self.state = leader.state;
+        self.span = LANES as u32;
+        self.tagged.clone_from(&leader.tagged);
+        self.ntagged = leader.ntagged;
+        self.shapes.clear();
+        self.shapes.extend(leader.shapes.iter().map(|a| Affine {
+            base: a.lane_far(lanes),
+            stride: a.stride,
+        }));
     }
 
     /// Whether VGPR `r` is tagged (its value is its shape).
