@@ -356,3 +356,148 @@ fn fused_idioms_agree_with_the_ordinary_handlers() {
         eprintln!("{}: fused whole in {whole} of {WAVES} waves", idiom[0].0);
     }
 }
+
+/// A work-group of `k` waves that may run in lockstep: one random scalar
+/// file (EXEC full; masks in VCC, `s[4:5]`, `s[6:7]`), every VGPR a
+/// random shape for the whole group, wave `j`'s the slice from lane
+/// `64 * j` on.
+fn random_group(r: &mut Rng, k: usize) -> Vec<Wave> {
+    let mut first = Wave::new(16);
+    for s in 0..16 {
+        first.s[s] = r.value();
+    }
+    for pair in [4u8, 6, VCC] {
+        if r.below(2) == 0 {
+            first.set_s64(pair, r.mask());
+        }
+    }
+    first.set_s64(EXEC, u64::MAX);
+    let shapes: Vec<Affine> = (0..16).map(|_| r.shape()).collect();
+    (0..k)
+        .map(|j| {
+            let mut w = first.clone();
+            for (v, a) in shapes.iter().enumerate() {
+                w.tag(
+                    v as u16,
+                    Affine {
+                        base: a.lane_far(64 * j as u32),
+                        stride: a.stride,
+                    },
+                );
+            }
+            w
+        })
+        .collect()
+}
+
+/// Over a work-group in lockstep (the first wave leading, its shapes
+/// spanning every wave's lanes), a shape handler that applies leaves each
+/// wave, once split, as the ordinary handler leaves that wave alone; one
+/// that declines changes nothing.
+#[test]
+fn shape_handlers_over_a_group_agree_with_each_wave_alone() {
+    const GROUPS: usize = 1500;
+    let launch = Launch::for_tests();
+    let memory = GpuMemory::new();
+    let tlb = Tlb::new(&memory);
+    let mut lds: Vec<u8> = Vec::new();
+    let mut ctx = Ctx {
+        launch: &launch,
+        memory: &memory,
+        mem: &tlb,
+        counts: None,
+        lds: &mut lds,
+        clock_origin: Instant::now(),
+        interrupt: None,
+    };
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut report = Vec::new();
+    for &(text, bytes) in CASES {
+        let inst = decode(bytes);
+        let Some(f) = inst.shaped else { continue };
+        let mut hits = 0;
+        for n in 0..GROUPS {
+            let k = rng.pick(&[2usize, 3, 4, 8, 16, 32]);
+            let mut group = random_group(&mut rng, k);
+            assert!(
+                super::super::lockstep::eligible(&group),
+                "{text}: group {n}"
+            );
+            // Each wave alone, on materialised lanes.
+            let alone: Vec<_> = group
+                .iter()
+                .map(|w| {
+                    let mut b = w.clone();
+                    b.materialize_for(&inst);
+                    assert_eq!(
+                        (inst.exec)(&mut b, &inst, &mut ctx),
+                        Ok(Flow::Next),
+                        "{text}"
+                    );
+                    state(&b)
+                })
+                .collect();
+            super::super::lockstep::lead(&mut group);
+            let before = state(&group[0]);
+            if f(&mut group[0], &inst, &mut ctx) {
+                hits += 1;
+                super::super::lockstep::split(&mut group, 0);
+                for (j, w) in group.iter().enumerate() {
+                    assert!(
+                        state(w) == alone[j],
+                        "{text}: group {n} of {k} waves: wave {j} differs from it alone"
+                    );
+                }
+            } else {
+                assert!(
+                    state(&group[0]) == before,
+                    "{text}: group {n}: the handler declined but changed the leader"
+                );
+            }
+        }
+        report.push(format!("{text}: {hits}/{GROUPS}"));
+        // Random shapes over up to 2048 lanes often wrap (the handler
+        // then declines): each must still apply in some groups.
+        assert!(
+            hits * 100 >= GROUPS,
+            "{text}: applied over a group in only {hits} of {GROUPS}"
+        );
+    }
+    eprintln!("{}", report.join("\n"));
+}
+
+/// A group starts in lockstep only when its waves are alike: one scalar
+/// file, full EXEC, every VGPR a shape continuing the first wave's.
+#[test]
+fn only_alike_waves_start_in_lockstep() {
+    use super::super::lockstep::eligible;
+    let mut rng = Rng(7);
+    let group = random_group(&mut rng, 4);
+    assert!(eligible(&group));
+    assert!(!eligible(&group[..1]), "one wave has no one to share with");
+    let mut g = group.clone();
+    g[2].s[3] ^= 1;
+    assert!(!eligible(&g), "a scalar differs");
+    let mut g = group.clone();
+    g[1].set_s64(EXEC, u64::MAX >> 1);
+    assert!(!eligible(&g), "a partial EXEC");
+    let mut g = group.clone();
+    let a = g[3].shape(5).unwrap();
+    g[3].tag(
+        5,
+        Affine {
+            base: a.base.wrapping_add(1),
+            stride: a.stride,
+        },
+    );
+    assert!(
+        !eligible(&g),
+        "a shape that does not continue the first wave's"
+    );
+    let mut g = group.clone();
+    g[0].materialize(7);
+    assert!(!eligible(&g), "a materialised VGPR");
+    let mut g = group;
+    g[1].scc = !g[1].scc;
+    assert!(!eligible(&g), "SCC differs");
+}
