@@ -12,9 +12,13 @@
 //!
 //! The rules:
 //!
-//! - A group starts in lockstep when [`eligible`]: two or more waves, EXEC
-//!   full in each, the same scalar file, SCC, MODE and TRAPSTS, every
-//!   VGPR a shape, wave `k`'s wave 0's continued by `64 * k` lanes.
+//! - A group starts in lockstep when its waves start alike (`eligible`):
+//!   two or more waves, EXEC full in each, the same scalar file, SCC,
+//!   MODE and TRAPSTS, every VGPR a shape, wave `k`'s wave 0's continued
+//!   by `64 * k` lanes. That is so for a work-group of whole waves in one
+//!   row when the launch gives no wave a scalar of its own
+//!   (`Launch::same_scalars`); only its first wave is set up, the others
+//!   take its state when the group splits.
 //! - The leader runs an instruction for the group when it is a scalar
 //!   one that reads and writes nothing but the scalar file and memory
 //!   it only loads ([`Kind::Scalar`]: SALU, SMEM loads, branches,
@@ -93,7 +97,12 @@ fn smem_load(op: Opcode) -> bool {
     name.starts_with("s_load_") || name.starts_with("s_buffer_load_")
 }
 
-/// Whether a work-group's waves, just set up, may start in lockstep.
+/// Whether a work-group's waves, each set up, may start in lockstep. The
+/// scheduler does not set up the others to ask: a work-group of whole
+/// waves in one row of a launch whose waves share their scalar file
+/// ([`super::setup::Launch::same_scalars`]) is one, by construction (the
+/// tests check this rule against the set-up waves).
+#[cfg(test)]
 pub(crate) fn eligible(waves: &[Wave]) -> bool {
     let Some((first, rest)) = waves.split_first() else {
         return false;

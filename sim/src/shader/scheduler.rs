@@ -242,15 +242,30 @@ fn run_group(
             k
         }
     };
+    // Whether the group starts in lockstep (`lockstep`): its waves start
+    // alike when they share one scalar file and their work-item ids run
+    // on from one wave to the next (one row of whole waves). Then only
+    // the first is set up; the others take its state when the group
+    // splits.
+    let in_lockstep = shared.lockstep
+        && count >= 2
+        && launch.same_scalars
+        && size[1] == 1
+        && size[2] == 1
+        && size[0] % LANES as u32 == 0;
     for k in 0..count {
         let w = &mut waves[k as usize];
         let slot = resident
             .scratch
             .get(k as usize)
             .map_or(0, |&s| u64::from(s));
-        launch
-            .init_wave(w, id, size, k, count, slot)
-            .map_err(setup_fault)?;
+        if k == 0 || !in_lockstep {
+            launch
+                .init_wave(w, id, size, k, count, slot)
+                .map_err(setup_fault)?;
+        } else {
+            w.id_in_group = k;
+        }
         let (simd, wave_id) = resident.waves.get(k as usize).copied().unwrap_or((0, 0));
         w.hw_id = hw_id(resident, simd.into(), wave_id.into(), launch.queue_id);
         w.block = entry;
@@ -269,7 +284,7 @@ fn run_group(
         interrupt: shared.interrupt,
     };
     let waves = &mut waves[..count as usize];
-    if shared.lockstep && lockstep::eligible(waves) {
+    if in_lockstep {
         if let Some(n) = shared.lockstep_groups {
             n.fetch_add(1, Ordering::Relaxed);
         }

@@ -80,6 +80,10 @@ pub(crate) struct Launch {
     /// The trap temporaries the SPI sets up, when the process asked for
     /// them ([`Dispatch::ttmp_setup`]).
     pub ttmp: Option<TtmpSetup>,
+    /// Every wave of a work-group starts with the same scalar file: no
+    /// trap temporaries, no work-group info (its first-wave bit), and no
+    /// scratch offset or flat scratch base of its own (`super::lockstep`).
+    pub same_scalars: bool,
 }
 
 /// The SPI's trap temporary set-up for the waves of a dispatch
@@ -167,6 +171,7 @@ impl Launch {
             trap: None,
             doorbell_id: 0,
             ttmp: None,
+            same_scalars: true,
         }
     }
 
@@ -271,14 +276,22 @@ impl Launch {
             WorkitemIdVgprs::XY => 2,
             WorkitemIdVgprs::XYZ => 3,
         };
+        let ttmp = d.ttmp_setup.then_some(TtmpSetup {
+            dispatch_packet_index: d.dispatch_packet_index,
+            gfx94x: family == GpuFamily::Gfx94x,
+        });
+        let architected_scratch_base =
+            (family == GpuFamily::Gfx94x).then_some(d.scratch.backing_memory_location);
+        let same_scalars = ttmp.is_none()
+            && !kd.rsrc2.workgroup_info
+            && (scratch_wave_bytes == 0
+                || (!kd.rsrc2.enable_private_segment && architected_scratch_base.is_none()));
         Ok(Self {
             entry,
+            same_scalars,
             trap: d.trap_handler,
             doorbell_id: d.doorbell_id,
-            ttmp: d.ttmp_setup.then_some(TtmpSetup {
-                dispatch_packet_index: d.dispatch_packet_index,
-                gfx94x: family == GpuFamily::Gfx94x,
-            }),
+            ttmp,
             scalar_init: {
                 let mut s = [0; SCALAR_FILE];
                 // At most 16 user SGPRs (truncated above).
@@ -293,8 +306,7 @@ impl Launch {
             ],
             workgroup_info: kd.rsrc2.workgroup_info,
             scratch_wave_offset: kd.rsrc2.enable_private_segment,
-            architected_scratch_base: (family == GpuFamily::Gfx94x)
-                .then_some(d.scratch.backing_memory_location),
+            architected_scratch_base,
             workitem_dims: dims,
             packed_workitem_ids: family.has_gfx90a_insts(),
             vgprs: usize::from(kd.next_free_vgpr).max(1),

@@ -188,12 +188,14 @@ impl Wave {
     }
 
     /// Whether every VGPR is tagged.
+    #[cfg(test)]
     pub fn all_tagged(&self) -> bool {
         self.ntagged as usize == self.v.len()
     }
 
     /// Whether every VGPR of this wave (all tagged) is `first`'s shape
     /// moved on by `lanes` lanes: the two waves are one run of lanes.
+    #[cfg(test)]
     pub fn continues(&self, first: &Wave, lanes: u32) -> bool {
         self.v.len() == first.v.len()
             && self
@@ -208,6 +210,9 @@ impl Wave {
     /// state, scalar file and modes; each VGPR the leader's shape moved on
     /// by `lanes` lanes, every VGPR tagged as the leader's are).
     pub fn follow(&mut self, leader: &Wave, lanes: u32) {
+        if self.v.len() != leader.v.len() {
+            self.v.resize(leader.v.len(), [0; LANES]);
+        }
         self.s = leader.s;
         self.scc = leader.scc;
         self.mode = leader.mode;

@@ -501,3 +501,68 @@ fn only_alike_waves_start_in_lockstep() {
     g[1].scc = !g[1].scc;
     assert!(!eligible(&g), "SCC differs");
 }
+
+/// The scheduler's rule for starting a group in lockstep without setting
+/// up its other waves (`Launch::same_scalars`, one row of whole waves)
+/// holds exactly when the set-up waves are alike.
+#[test]
+fn set_up_waves_of_one_row_start_alike() {
+    let mut launch = Launch::for_tests();
+    launch.user_sgprs = vec![0x1000, 0x7f00, 0x2000, 0x7f00];
+    launch.scalar_init[..4].copy_from_slice(&launch.user_sgprs);
+    launch.workgroup_id = [true, true, false];
+    launch.workitem_dims = 3;
+    let set_up = |launch: &Launch, size: [u32; 3]| -> Vec<Wave> {
+        let items = size[0] * size[1] * size[2];
+        let count = items.div_ceil(64);
+        (0..count)
+            .map(|k| {
+                let mut w = Wave::new(launch.vgprs);
+                launch
+                    .init_wave(&mut w, [5, 2, 0], size, k, count, u64::from(k))
+                    .expect("set up");
+                w
+            })
+            .collect()
+    };
+    let rule = |launch: &Launch, size: [u32; 3]| {
+        launch.same_scalars && size[1] == 1 && size[2] == 1 && size[0] % 64 == 0
+    };
+    for size in [
+        [128, 1, 1],
+        [256, 1, 1],
+        [1024, 1, 1],
+        [64, 4, 1],
+        [32, 8, 1],
+        [192, 1, 2],
+    ] {
+        for packed in [true, false] {
+            launch.packed_workitem_ids = packed;
+            let waves = set_up(&launch, size);
+            if waves.len() < 2 {
+                continue;
+            }
+            assert_eq!(
+                super::super::lockstep::eligible(&waves),
+                rule(&launch, size),
+                "{size:?}, packed ids {packed}"
+            );
+        }
+    }
+    // A scalar of its own in each wave: work-group info (the first-wave
+    // bit) or a scratch offset.
+    launch.workgroup_info = true;
+    launch.same_scalars = false;
+    assert!(!super::super::lockstep::eligible(&set_up(
+        &launch,
+        [256, 1, 1]
+    )));
+    launch.workgroup_info = false;
+    launch.scratch_wave_offset = true;
+    launch.scratch_wave_bytes = 4096;
+    launch.scratch_slots = 64;
+    assert!(!super::super::lockstep::eligible(&set_up(
+        &launch,
+        [256, 1, 1]
+    )));
+}
