@@ -23,16 +23,6 @@ fn run(c: &Client, q: &Queue, co: &CodeObject, kernel: &str, args: &[Arg], g: Ge
     assert!(matches!(out, Outcome::Done), "{kernel}: {out:?}");
 }
 
-fn xorshift(seed: u32) -> impl FnMut() -> u32 {
-    let mut s = seed | 1;
-    move || {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        s
-    }
-}
-
 fn same_f32(got: u32, want: f32) -> bool {
     (want.is_nan() && f32::from_bits(got).is_nan()) || got == want.to_bits()
 }

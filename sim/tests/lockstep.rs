@@ -35,15 +35,8 @@ fn bytes_f32(v: impl IntoIterator<Item = f32>) -> Vec<u8> {
 
 /// Deterministic words.
 fn words(n: usize, seed: u32) -> Vec<u32> {
-    let mut s = seed | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            s
-        })
-        .collect()
+    let mut r = xorshift(seed);
+    (0..n).map(|_| r()).collect()
 }
 
 fn floats(n: usize, seed: u32) -> Vec<f32> {

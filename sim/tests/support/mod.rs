@@ -276,6 +276,17 @@ impl Client {
     }
 }
 
+/// Deterministic test words (xorshift32 from `seed`).
+pub fn xorshift(seed: u32) -> impl FnMut() -> u32 {
+    let mut s = seed | 1;
+    move || {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        s
+    }
+}
+
 /// `amd_queue_t` fields the tests touch (`amd_hsa_queue.h`).
 pub mod amd_queue {
     /// `hsa_queue_t.size`.

@@ -157,9 +157,9 @@ fn decode(bytes: &[u8]) -> Inst {
     program.lower(0, i)
 }
 
-#[test]
-fn shape_handlers_agree_with_the_ordinary_handlers() {
-    const WAVES: usize = 3000;
+/// Runs `f` in the context single instructions run in (a test launch,
+/// empty memory, no LDS).
+fn in_context(f: impl FnOnce(&mut Ctx<'_>)) {
     let launch = Launch::for_tests();
     let memory = GpuMemory::new();
     let tlb = Tlb::new(&memory);
@@ -173,60 +173,68 @@ fn shape_handlers_agree_with_the_ordinary_handlers() {
         clock_origin: Instant::now(),
         interrupt: None,
     };
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let mut report = Vec::new();
-    for &(text, bytes) in CASES {
-        let inst = decode(bytes);
-        if text.contains("clamp") {
-            assert!(inst.shaped.is_none(), "{text}: clamp has no shape handler");
-            continue;
-        }
-        let f = inst.shaped.unwrap_or_else(|| {
-            panic!(
-                "{text}: no shape handler: {:?} {:?}",
-                inst.mods, inst.decoded
-            )
-        });
-        let mut hits = 0;
-        for n in 0..WAVES {
-            let w0 = random_wave(&mut rng);
-            // The ordinary path, on materialised lanes.
-            let mut b = w0.clone();
-            b.materialize_for(&inst);
-            let rb = (inst.exec)(&mut b, &inst, &mut ctx);
-            assert_eq!(rb, Ok(Flow::Next), "{text}: the ordinary handler");
-            // The shape path, falling back as the scheduler does.
-            let mut a = w0.clone();
-            match f(&mut a, &inst, &mut ctx) {
-                true => hits += 1,
-                false => {
-                    assert!(
-                        state(&a) == state(&w0),
-                        "{text}: wave {n}: the shape handler declined but changed the wave"
+    f(&mut ctx);
+}
+
+#[test]
+fn shape_handlers_agree_with_the_ordinary_handlers() {
+    const WAVES: usize = 3000;
+    in_context(|ctx| {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut report = Vec::new();
+        for &(text, bytes) in CASES {
+            let inst = decode(bytes);
+            if text.contains("clamp") {
+                assert!(inst.shaped.is_none(), "{text}: clamp has no shape handler");
+                continue;
+            }
+            let f = inst.shaped.unwrap_or_else(|| {
+                panic!(
+                    "{text}: no shape handler: {:?} {:?}",
+                    inst.mods, inst.decoded
+                )
+            });
+            let mut hits = 0;
+            for n in 0..WAVES {
+                let w0 = random_wave(&mut rng);
+                // The ordinary path, on materialised lanes.
+                let mut b = w0.clone();
+                b.materialize_for(&inst);
+                let rb = (inst.exec)(&mut b, &inst, ctx);
+                assert_eq!(rb, Ok(Flow::Next), "{text}: the ordinary handler");
+                // The shape path, falling back as the scheduler does.
+                let mut a = w0.clone();
+                match f(&mut a, &inst, ctx) {
+                    true => hits += 1,
+                    false => {
+                        assert!(
+                            state(&a) == state(&w0),
+                            "{text}: wave {n}: the shape handler declined but changed the wave"
+                        );
+                        a.materialize_for(&inst);
+                        let ra = (inst.exec)(&mut a, &inst, ctx);
+                        assert_eq!(ra, Ok(Flow::Next), "{text}");
+                    }
+                }
+                let (sa, sb) = (state(&a), state(&b));
+                if sa != sb {
+                    let v = (0..16).find(|&k| sa.0[k] != sb.0[k]);
+                    let s = (0..sa.1.len()).find(|&k| sa.1[k] != sb.1[k]);
+                    panic!(
+                        "{text}: wave {n} differs (first VGPR v{v:?}, first scalar {s:?}); \
+                         sources: {:?}",
+                        (0..16u16).map(|k| w0.shape(k)).collect::<Vec<_>>()
                     );
-                    a.materialize_for(&inst);
-                    let ra = (inst.exec)(&mut a, &inst, &mut ctx);
-                    assert_eq!(ra, Ok(Flow::Next), "{text}");
                 }
             }
-            let (sa, sb) = (state(&a), state(&b));
-            if sa != sb {
-                let v = (0..16).find(|&k| sa.0[k] != sb.0[k]);
-                let s = (0..sa.1.len()).find(|&k| sa.1[k] != sb.1[k]);
-                panic!(
-                    "{text}: wave {n} differs (first VGPR v{v:?}, first scalar {s:?}); \
-                     sources: {:?}",
-                    (0..16u16).map(|k| w0.shape(k)).collect::<Vec<_>>()
-                );
-            }
+            report.push(format!("{text}: {hits}/{WAVES}"));
+            assert!(
+                hits * 50 >= WAVES,
+                "{text}: the shape handler applied in only {hits} of {WAVES} waves"
+            );
         }
-        report.push(format!("{text}: {hits}/{WAVES}"));
-        assert!(
-            hits * 50 >= WAVES,
-            "{text}: the shape handler applied in only {hits} of {WAVES} waves"
-        );
-    }
-    eprintln!("{}", report.join("\n"));
+        eprintln!("{}", report.join("\n"));
+    });
 }
 
 /// A reset wave reads zero everywhere, and tags come and go with their
@@ -299,62 +307,51 @@ const IDIOMS: &[[(&str, &[u8]); 3]] = &[
 #[test]
 fn fused_idioms_agree_with_the_ordinary_handlers() {
     const WAVES: usize = 3000;
-    let launch = Launch::for_tests();
-    let memory = GpuMemory::new();
-    let tlb = Tlb::new(&memory);
-    let mut lds: Vec<u8> = Vec::new();
-    let mut ctx = Ctx {
-        launch: &launch,
-        memory: &memory,
-        mem: &tlb,
-        counts: None,
-        lds: &mut lds,
-        clock_origin: Instant::now(),
-        interrupt: None,
-    };
-    let mut rng = Rng(0x51_7cc1_b727_220a);
-    for idiom in IDIOMS {
-        let insts: Vec<Inst> = idiom.iter().map(|(_, bytes)| decode(bytes)).collect();
-        let f = super::idiom(&insts).unwrap_or_else(|| panic!("{idiom:?}: not fused"));
-        let mut whole = 0;
-        for n in 0..WAVES {
-            let mut w0 = random_wave(&mut rng);
-            if n % 10 == 0 {
-                // A partial EXEC: the fused handler must decline.
-                w0.set_s64(EXEC, rng.next() | 1);
-            }
-            let mut b = w0.clone();
-            for i in &insts {
-                b.materialize_for(i);
-                assert_eq!((i.exec)(&mut b, i, &mut ctx), Ok(Flow::Next));
-            }
-            let mut a = w0.clone();
-            let ran = f(&mut a, &insts, &mut ctx);
-            assert!(ran <= 3);
-            if ran == 3 {
-                whole += 1;
-            }
-            for i in &insts[ran..] {
-                if !i.shaped.is_some_and(|g| g(&mut a, i, &mut ctx)) {
-                    a.materialize_for(i);
-                    assert_eq!((i.exec)(&mut a, i, &mut ctx), Ok(Flow::Next));
+    in_context(|ctx| {
+        let mut rng = Rng(0x51_7cc1_b727_220a);
+        for idiom in IDIOMS {
+            let insts: Vec<Inst> = idiom.iter().map(|(_, bytes)| decode(bytes)).collect();
+            let f = super::idiom(&insts).unwrap_or_else(|| panic!("{idiom:?}: not fused"));
+            let mut whole = 0;
+            for n in 0..WAVES {
+                let mut w0 = random_wave(&mut rng);
+                if n % 10 == 0 {
+                    // A partial EXEC: the fused handler must decline.
+                    w0.set_s64(EXEC, rng.next() | 1);
                 }
+                let mut b = w0.clone();
+                for i in &insts {
+                    b.materialize_for(i);
+                    assert_eq!((i.exec)(&mut b, i, ctx), Ok(Flow::Next));
+                }
+                let mut a = w0.clone();
+                let ran = f(&mut a, &insts, ctx);
+                assert!(ran <= 3);
+                if ran == 3 {
+                    whole += 1;
+                }
+                for i in &insts[ran..] {
+                    if !i.shaped.is_some_and(|g| g(&mut a, i, ctx)) {
+                        a.materialize_for(i);
+                        assert_eq!((i.exec)(&mut a, i, ctx), Ok(Flow::Next));
+                    }
+                }
+                assert!(
+                    state(&a) == state(&b),
+                    "{}: wave {n} differs after {ran} fused",
+                    idiom[0].0
+                );
             }
+            // Random shapes often wrap (then the idiom stops early): the
+            // whole run must still be exercised in a good share of waves.
             assert!(
-                state(&a) == state(&b),
-                "{}: wave {n} differs after {ran} fused",
+                whole * 10 >= WAVES,
+                "{}: fused whole in only {whole} of {WAVES} waves",
                 idiom[0].0
             );
+            eprintln!("{}: fused whole in {whole} of {WAVES} waves", idiom[0].0);
         }
-        // Random shapes often wrap (then the idiom stops early): the
-        // whole run must still be exercised in a good share of waves.
-        assert!(
-            whole * 10 >= WAVES,
-            "{}: fused whole in only {whole} of {WAVES} waves",
-            idiom[0].0
-        );
-        eprintln!("{}: fused whole in {whole} of {WAVES} waves", idiom[0].0);
-    }
+    });
 }
 
 /// A work-group of `k` waves that may run in lockstep: one random scalar
@@ -397,73 +394,58 @@ fn random_group(r: &mut Rng, k: usize) -> Vec<Wave> {
 #[test]
 fn shape_handlers_over_a_group_agree_with_each_wave_alone() {
     const GROUPS: usize = 1500;
-    let launch = Launch::for_tests();
-    let memory = GpuMemory::new();
-    let tlb = Tlb::new(&memory);
-    let mut lds: Vec<u8> = Vec::new();
-    let mut ctx = Ctx {
-        launch: &launch,
-        memory: &memory,
-        mem: &tlb,
-        counts: None,
-        lds: &mut lds,
-        clock_origin: Instant::now(),
-        interrupt: None,
-    };
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    let mut report = Vec::new();
-    for &(text, bytes) in CASES {
-        let inst = decode(bytes);
-        let Some(f) = inst.shaped else { continue };
-        let mut hits = 0;
-        for n in 0..GROUPS {
-            let k = rng.pick(&[2usize, 3, 4, 8, 16, 32]);
-            let mut group = random_group(&mut rng, k);
-            assert!(
-                super::super::lockstep::eligible(&group),
-                "{text}: group {n}"
-            );
-            // Each wave alone, on materialised lanes.
-            let alone: Vec<_> = group
-                .iter()
-                .map(|w| {
-                    let mut b = w.clone();
-                    b.materialize_for(&inst);
-                    assert_eq!(
-                        (inst.exec)(&mut b, &inst, &mut ctx),
-                        Ok(Flow::Next),
-                        "{text}"
-                    );
-                    state(&b)
-                })
-                .collect();
-            super::super::lockstep::lead(&mut group);
-            let before = state(&group[0]);
-            if f(&mut group[0], &inst, &mut ctx) {
-                hits += 1;
-                super::super::lockstep::split(&mut group, 0);
-                for (j, w) in group.iter().enumerate() {
+    in_context(|ctx| {
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut report = Vec::new();
+        for &(text, bytes) in CASES {
+            let inst = decode(bytes);
+            let Some(f) = inst.shaped else { continue };
+            let mut hits = 0;
+            for n in 0..GROUPS {
+                let k = rng.pick(&[2usize, 3, 4, 8, 16, 32]);
+                let mut group = random_group(&mut rng, k);
+                assert!(
+                    super::super::lockstep::eligible(&group),
+                    "{text}: group {n}"
+                );
+                // Each wave alone, on materialised lanes.
+                let alone: Vec<_> = group
+                    .iter()
+                    .map(|w| {
+                        let mut b = w.clone();
+                        b.materialize_for(&inst);
+                        assert_eq!((inst.exec)(&mut b, &inst, ctx), Ok(Flow::Next), "{text}");
+                        state(&b)
+                    })
+                    .collect();
+                super::super::lockstep::lead(&mut group);
+                let before = state(&group[0]);
+                if f(&mut group[0], &inst, ctx) {
+                    hits += 1;
+                    super::super::lockstep::split(&mut group, 0);
+                    for (j, w) in group.iter().enumerate() {
+                        assert!(
+                            state(w) == alone[j],
+                            "{text}: group {n} of {k} waves: wave {j} differs from it alone"
+                        );
+                    }
+                } else {
                     assert!(
-                        state(w) == alone[j],
-                        "{text}: group {n} of {k} waves: wave {j} differs from it alone"
+                        state(&group[0]) == before,
+                        "{text}: group {n}: the handler declined but changed the leader"
                     );
                 }
-            } else {
-                assert!(
-                    state(&group[0]) == before,
-                    "{text}: group {n}: the handler declined but changed the leader"
-                );
             }
+            report.push(format!("{text}: {hits}/{GROUPS}"));
+            // Random shapes over up to 2048 lanes often wrap (the handler
+            // then declines): each must still apply in some groups.
+            assert!(
+                hits * 100 >= GROUPS,
+                "{text}: applied over a group in only {hits} of {GROUPS}"
+            );
         }
-        report.push(format!("{text}: {hits}/{GROUPS}"));
-        // Random shapes over up to 2048 lanes often wrap (the handler
-        // then declines): each must still apply in some groups.
-        assert!(
-            hits * 100 >= GROUPS,
-            "{text}: applied over a group in only {hits} of {GROUPS}"
-        );
-    }
-    eprintln!("{}", report.join("\n"));
+        eprintln!("{}", report.join("\n"));
+    });
 }
 
 /// A group starts in lockstep only when its waves are alike: one scalar
