@@ -105,16 +105,15 @@ pub(crate) fn run(
     };
     let total = launch.group_count();
     let threads = (workers as u64).min(total).max(1) as usize;
-    if threads == 1 {
+    // The calling (CP) thread is one of the workers: it waits for the
+    // dispatch anyway.
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            let shared = &shared;
+            s.spawn(move || worker(shared));
+        }
         worker(&shared);
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                let shared = &shared;
-                s.spawn(move || worker(shared));
-            }
-        });
-    }
+    });
     match shared.fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
         Some(f) => Err(f),
         None if preempt.is_some_and(|p| p.load(Ordering::Acquire)) => Err(Fault::Preempted),
