@@ -14,6 +14,8 @@ use support::*;
 
 const BENCH: &str = "tests/kernels/bench.co";
 const BASICS: &str = "tests/kernels/basics.co";
+const INTS: &str = "tests/kernels/ints.co";
+const MATH: &str = "tests/kernels/math.co";
 
 /// One kernel run: its code object, name, buffers (initial bytes, each
 /// passed as a pointer argument in order, then the scalars), grid.
@@ -80,6 +82,51 @@ fn cases() -> Vec<Case> {
         scalars: vec![Arg::f32(0.999), Arg::f32(0.001), Arg::u32(2000)],
         geometry: Geometry::linear(2048, 128),
     });
+    // Element-wise conformance kernels (a, b, c, out): long lane
+    // arithmetic between the loads and the store (32-bit division, 64-bit
+    // rotates with two-dword loads and stores, f32 division, f64 fma).
+    let n = 1024usize;
+    let k3 = |co, kernel, bytes: usize, seed: u32, nonzero: bool| {
+        let word = |k: u32| -> Vec<u8> {
+            let w: Vec<u32> = words(n * bytes / 4, seed + k)
+                .into_iter()
+                .map(|w| if nonzero { w | 1 } else { w })
+                .collect();
+            bytes_u32(w)
+        };
+        Case {
+            co,
+            kernel,
+            buffers: vec![word(0), word(1), word(2), vec![0; n * bytes]],
+            scalars: vec![],
+            geometry: Geometry::linear(n as u32, 256),
+        }
+    };
+    v.push(k3(INTS, "u32_div", 4, 12, true));
+    v.push(k3(INTS, "u64_rotate", 8, 13, false));
+    v.push(k3(INTS, "u32_bitfield", 4, 14, false));
+    let floats_case = |kernel, seed: u32, f64: bool| {
+        let bytes = if f64 { 8 } else { 4 };
+        let data = |k: u32| -> Vec<u8> {
+            if f64 {
+                floats(n, seed + k)
+                    .into_iter()
+                    .flat_map(|x| f64::from(x).to_le_bytes())
+                    .collect()
+            } else {
+                bytes_f32(floats(n, seed + k))
+            }
+        };
+        Case {
+            co: MATH,
+            kernel,
+            buffers: vec![data(0), data(1), data(2), vec![0; n * bytes]],
+            scalars: vec![],
+            geometry: Geometry::linear(n as u32, 128),
+        }
+    };
+    v.push(floats_case("f32_div", 15, false));
+    v.push(floats_case("f64_fma", 16, true));
     // Conformance kernels: calls and recursion (a stack in scratch),
     // integer and float operators (the float ones in one-wave groups),
     // conversions, cross-lane builtins (readfirstlane and readlane differ
@@ -152,27 +199,29 @@ fn cases() -> Vec<Case> {
 /// A client's queue and code objects.
 struct Loaded {
     q: Queue,
-    bench: CodeObject,
-    basics: CodeObject,
+    cos: Vec<(&'static str, CodeObject)>,
 }
 
 impl Loaded {
     fn new(c: &Client) -> Self {
         Self {
             q: Queue::new(c, 64),
-            bench: c.load(BENCH),
-            basics: c.load(BASICS),
+            cos: [BENCH, BASICS, INTS, MATH]
+                .into_iter()
+                .map(|p| (p, c.load(p)))
+                .collect(),
         }
     }
 }
 
 /// Runs `case` on `c`; every buffer's bytes afterwards.
 fn run(c: &Client, l: &Loaded, case: &Case) -> Vec<Vec<u8>> {
-    let co = if case.co == BENCH {
-        &l.bench
-    } else {
-        &l.basics
-    };
+    let co = &l
+        .cos
+        .iter()
+        .find(|(p, _)| *p == case.co)
+        .expect("a loaded code object")
+        .1;
     let bufs: Vec<Buffer> = case
         .buffers
         .iter()
@@ -242,6 +291,11 @@ fn lockstep_leaves_memory_as_waves_alone_do() {
         "bench_vadd",
         "bench_saxpy",
         "bench_fma256",
+        "u32_div",
+        "u64_rotate",
+        "u32_bitfield",
+        "f32_div",
+        "f64_fma",
         "int_ops",
         "conversions",
         "lanes",

@@ -19,27 +19,36 @@
 //!   row when the launch gives no wave a scalar of its own
 //!   (`Launch::same_scalars`); only its first wave is set up, the others
 //!   take its state when the group splits.
-//! - The leader runs an instruction for the group when it is a scalar
-//!   one that reads and writes nothing but the scalar file and memory
-//!   it only loads ([`Kind::Scalar`]: SALU, SMEM loads, branches,
-//!   `s_endpgm`, `s_barrier` and `s_sleep`, which every wave reaches at
-//!   once), or a VALU one whose shape handler applies over the group's
-//!   lanes ([`Kind::Shape`]): a lane mask it writes (VCC, a carry) must be
-//!   the same in every wave, else the handler declines, as it does for
-//!   shapes that are not exact over all the group's lanes.
-//! - Anything else (memory, lane arithmetic, `s_getreg`, a trap, a
-//!   handler that declines) splits the group before it: every wave gets
-//!   the leader's scalar file and its own slice of each shape
-//!   ([`split`]), and runs on alone from that instruction.
+//! - The leader runs an instruction once for the group ([`Kind`]): a
+//!   scalar one that reads and writes nothing but the scalar file and
+//!   memory it only loads (SALU, SMEM loads, branches, `s_endpgm`, and
+//!   `s_barrier` and `s_sleep`, which every wave reaches at once); a VALU
+//!   one over its shapes when the shape handler applies over the group's
+//!   lanes (a lane mask it writes, VCC or a carry, must be the same in
+//!   every wave, else the handler declines, as it does for shapes that
+//!   are not exact over all the group's lanes), or else, when it writes
+//!   nothing but VGPRs, on each wave's lanes in turn ([`run_lanes`]); a
+//!   dword load or store whose address tiles one span over the group
+//!   (`vmem::group_load`, `vmem::group_store`). A VGPR that is not a shape
+//!   in the leader holds each wave's own lanes in that wave's file.
+//! - Anything else (LDS, atomics, scattered addresses, `s_getreg`, a trap,
+//!   a scalar result that would differ between waves) splits the group
+//!   before it: every wave gets the leader's scalar file and its own
+//!   slice of each shape ([`split`]), and runs on alone from that
+//!   instruction.
 //!
-//! Each wave thus goes through the same states as it would alone; the
-//! group's instructions run once instead of once a wave.
+//! Each wave thus goes through the same states as it would alone; only
+//! the order of different waves' memory accesses changes (every wave's
+//! part of an access before the next instruction), which the GPU leaves
+//! undefined between waves without a barrier or fence.
 
 use isa::Encoding;
 use isa::Opcode::{self, *};
 
-use super::program::Inst;
+use super::program::{Dst, Inst, TouchVgprs};
+use super::shape::Affine;
 use super::wave::{LANES, Wave};
+use super::{Ctx, Exec, Flow};
 
 /// How an instruction runs in lockstep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,9 +56,28 @@ pub(crate) enum Kind {
     /// On the leader, for every wave: it reads and writes the scalar file
     /// (and PC) only, or loads memory every wave would load alike.
     Scalar,
-    /// On the leader's shapes, for every wave, when its shape handler
-    /// applies over the group's lanes.
-    Shape,
+    /// A VALU instruction: on the leader's shapes, for every wave, when it
+    /// has a shape handler (`shaped`) that applies over the group's lanes;
+    /// else, when it writes VGPRs only (`lanes`: no scalar result, no
+    /// EXEC, the VGPRs it touches named by its operands), on each wave's
+    /// lanes in turn with the group's scalar file ([`run_lanes`]).
+    Vector {
+        /// It has a shape handler.
+        shaped: bool,
+        /// It may run on each wave's lanes in turn.
+        lanes: bool,
+    },
+    /// A FLAT/GLOBAL dword load or store (`dwords` a lane) whose address
+    /// tiles one span over the group (`vmem::group_load`,
+    /// `vmem::group_store`).
+    Memory {
+        /// A store.
+        store: bool,
+        /// FLAT (else GLOBAL).
+        flat: bool,
+        /// Dwords a lane (1-4).
+        dwords: u8,
+    },
     /// Not in lockstep: the group splits before it.
     Split,
 }
@@ -64,9 +92,35 @@ pub(crate) fn kind(i: &Inst, encoding: Encoding) -> Kind {
         }
         Encoding::Sopp if scalar_control(i.op) => Kind::Scalar,
         Encoding::Smem if smem_load(i.op) => Kind::Scalar,
-        Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc | Encoding::Vop3 if i.shaped.is_some() => {
-            Kind::Shape
+        Encoding::Vop1
+        | Encoding::Vop2
+        | Encoding::Vopc
+        | Encoding::Vop3
+        | Encoding::Vop3p
+        | Encoding::Sdwa
+        | Encoding::Dpp => {
+            // Lane by lane only what writes nothing but VGPRs the
+            // operands name (no scalar result: a VOPC, a carry-out or a
+            // readlane would differ between waves).
+            let lanes = encoding != Encoding::Vopc
+                && matches!(i.sdst, Dst::None | Dst::Null)
+                && matches!(i.touch, TouchVgprs::Low(_) | TouchVgprs::Ranges(..))
+                && !matches!(i.op, V_WRITELANE_B32 | V_READLANE_B32 | V_READFIRSTLANE_B32);
+            let shaped = i.shaped.is_some();
+            if shaped || lanes {
+                Kind::Vector { shaped, lanes }
+            } else {
+                Kind::Split
+            }
         }
+        Encoding::Flat => match super::vmem::group_form(i.op) {
+            Some((store, flat, dwords)) => Kind::Memory {
+                store,
+                flat,
+                dwords: dwords as u8,
+            },
+            None => Kind::Split,
+        },
         _ => Kind::Split,
     }
 }
@@ -123,12 +177,84 @@ pub(crate) fn eligible(waves: &[Wave]) -> bool {
 }
 
 /// Makes `waves[0]` the leader of the group in lockstep: its shapes span
-/// every wave's lanes.
+/// every wave's lanes; the others' VGPR files are sized as its (a VGPR
+/// that is not a shape in the leader has its lanes in each wave's file).
 pub(crate) fn lead(waves: &mut [Wave]) {
     let lanes = (waves.len() * LANES) as u32;
-    if let Some(w) = waves.first_mut() {
-        w.set_span(lanes);
+    let Some((leader, rest)) = waves.split_first_mut() else {
+        return;
+    };
+    leader.set_span(lanes);
+    for w in rest {
+        w.size_like(leader);
     }
+}
+
+/// Writes out VGPRs `r..r + n` that are shapes in the leader: each wave
+/// gets its slice's lanes in its own file, and the leader's shape tags go
+/// (those VGPRs then hold each wave's own lanes).
+pub(crate) fn materialize(waves: &mut [Wave], r: usize, n: usize) {
+    let Some((leader, rest)) = waves.split_first_mut() else {
+        return;
+    };
+    for v in r..(r + n).min(leader.v.len()) {
+        let Some(a) = leader.shape(v as u16) else {
+            continue;
+        };
+        for (k, w) in rest.iter_mut().enumerate() {
+            let lanes = (k as u32 + 1) * LANES as u32;
+            w.v[v] = Affine {
+                base: a.lane_far(lanes),
+                stride: a.stride,
+            }
+            .lanes();
+        }
+        leader.materialize(v);
+    }
+}
+
+/// Runs `i` (a [`Kind::Vector`] with `lanes`) on each wave's lanes in
+/// turn, with the group's scalar file: the VGPRs it touches are written
+/// out first ([`materialize`]), then the leader runs it once with each
+/// wave's VGPR file in place of its own. `Ok(false)` when the first run
+/// did not continue with the next instruction (nothing ran: the group
+/// splits before `i`).
+pub(crate) fn run_lanes(waves: &mut [Wave], i: &Inst, ctx: &mut Ctx<'_>) -> Result<bool, Exec> {
+    match &i.touch {
+        TouchVgprs::Low(bits) => {
+            let mut bits = *bits;
+            while bits != 0 {
+                let r = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                materialize(waves, r, 1);
+            }
+        }
+        TouchVgprs::Ranges(list, len) => {
+            for &(r, n) in &list[..usize::from(*len)] {
+                materialize(waves, usize::from(r), usize::from(n));
+            }
+        }
+        TouchVgprs::None | TouchVgprs::All => return Ok(false),
+    }
+    let Some((leader, rest)) = waves.split_first_mut() else {
+        return Ok(false);
+    };
+    match (i.exec)(leader, i, ctx) {
+        Ok(Flow::Next) => {}
+        // Nothing written (an operand the handler refuses): split.
+        Err(_) => return Ok(false),
+        other => return Err(other),
+    }
+    for w in rest {
+        std::mem::swap(&mut leader.v, &mut w.v);
+        let r = (i.exec)(leader, i, ctx);
+        std::mem::swap(&mut leader.v, &mut w.v);
+        // The same operands as the first run's, which continued.
+        if r != Ok(Flow::Next) {
+            return Err(r);
+        }
+    }
+    Ok(true)
 }
 
 /// Ends lockstep: every wave takes the leader's state (scalar file, PC,

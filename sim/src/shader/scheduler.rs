@@ -22,6 +22,7 @@ use super::occupancy::{Occupancy, Residency};
 use super::program::{Block, GPR_IDX_EN, Inst, Program, TouchVgprs};
 use super::setup::Launch;
 use super::tlb::Tlb;
+use super::vmem;
 use super::wave::{LANES, Wave, WaveState};
 use super::{Ctx, Fault, Flow, control};
 use crate::dispatch::{ShaderFault, WaveInterrupt};
@@ -454,10 +455,43 @@ fn run_lockstep<const COUNT: bool>(
                     // its report), the scalar file as it was before.
                     Err(_) => 0,
                 },
-                Kind::Shape if leader.mode & GPR_IDX_EN == 0 => match inst.fused {
-                    Some(f) => f(leader, &insts[index..], ctx),
-                    None => usize::from(inst.shaped.is_some_and(|f| f(leader, inst, ctx))),
-                },
+                Kind::Vector { shaped, lanes } if leader.mode & GPR_IDX_EN == 0 => {
+                    // Over the group's shapes when they apply (a run of
+                    // instructions when one handler takes them)...
+                    let mut ran = match (shaped, inst.fused) {
+                        (true, Some(f)) => f(leader, &insts[index..], ctx),
+                        (true, None) => {
+                            usize::from(inst.shaped.is_some_and(|f| f(leader, inst, ctx)))
+                        }
+                        (false, _) => 0,
+                    };
+                    // ...else on each wave's lanes in turn.
+                    if ran == 0 && lanes {
+                        match lockstep::run_lanes(waves, inst, ctx) {
+                            Ok(r) => ran = usize::from(r),
+                            Err(r) => {
+                                return Err(Fault::Abort(format!(
+                                    "{} at {:#x} ran differently in the waves of a group in lockstep: {r:?}",
+                                    inst.mnemonic(),
+                                    inst.pc
+                                )));
+                            }
+                        }
+                    }
+                    ran
+                }
+                Kind::Memory {
+                    store,
+                    flat,
+                    dwords,
+                } => {
+                    let dwords = usize::from(dwords);
+                    usize::from(if store {
+                        vmem::group_store(waves, inst, ctx, flat, dwords)
+                    } else {
+                        vmem::group_load(waves, inst, ctx, flat, dwords)
+                    })
+                }
                 _ => 0,
             };
             if ran == 0 {

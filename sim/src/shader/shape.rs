@@ -1001,20 +1001,20 @@ fn add64(w: &mut Wave, insts: &[Inst], _: &mut Ctx<'_>) -> usize {
 /// The address of lane 0 of a FLAT/GLOBAL access of `dwords` dwords a
 /// lane whose address shapes give lane `l` the address `lane0 + 4 *
 /// dwords * l` (dword aligned, no wrap past 2^64, and for FLAT no lane in
-/// the LDS or private aperture): the accesses tile one span. `None` when
-/// the addresses are not shapes of that form.
+/// the LDS or private aperture) over every lane the shapes span (a
+/// wave's, or a work-group's in lockstep): the accesses tile one span.
+/// `None` when the addresses are not shapes of that form.
 pub(crate) fn unit_stride_address(w: &Wave, i: &Inst, flat: bool, dwords: usize) -> Option<u64> {
     let Src::V(r) = i.addr else { return None };
-    if w.span_last() != LAST {
-        // One wave's accesses only (a work-group in lockstep splits first).
-        return None;
-    }
+    // The last lane: 63, or the group's in lockstep (the accesses of all
+    // its waves then tile one span).
+    let n = w.span_last();
     let bytes = 4 * dwords as u64;
     // The low dword's lanes exact (no wrap) with stride `bytes`: then the
     // addresses step by `bytes` exactly when the high dword (if any) is
     // uniform (a varying exact high dword would step by 2^32 or more).
     let lo = w.shape(r)?;
-    if u64::from(lo.stride) != bytes || u64::from(lo.base) + LAST as u64 * bytes >= 1 << 32 {
+    if u64::from(lo.stride) != bytes || u64::from(lo.base) + n as u64 * bytes >= 1 << 32 {
         return None;
     }
     let base = match (flat, i.saddr) {
@@ -1028,7 +1028,7 @@ pub(crate) fn unit_stride_address(w: &Wave, i: &Inst, flat: bool, dwords: usize)
         }
     };
     let b = base + i128::from(lo.base) + i128::from(i.mods.offset);
-    let last = b + LAST * bytes as i128;
+    let last = b + n * bytes as i128;
     if b % 4 != 0 || b < 0 || last >= P64 - bytes as i128 {
         return None;
     }

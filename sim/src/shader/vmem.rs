@@ -459,6 +459,113 @@ fn shaped_store<const SEG: u8, const KIND: u8>(w: &mut Wave, i: &Inst, ctx: &mut
     store_span(w, ctx, i.pc, lo, s, dwords)
 }
 
+/// A FLAT/GLOBAL dword load or store (1-4 dwords) as a work-group in
+/// lockstep runs it: `(store, flat, dwords)`.
+pub(crate) fn group_form(op: Opcode) -> Option<(bool, bool, usize)> {
+    let name = op.name();
+    let (flat, rest) = if let Some(r) = name.strip_prefix("flat_") {
+        (true, r)
+    } else {
+        (false, name.strip_prefix("global_")?)
+    };
+    let (kind, width) = rest.split_once('_')?;
+    let store = match kind {
+        "load" if !rest.starts_with("load_lds") => false,
+        "store" => true,
+        _ => return None,
+    };
+    let dwords = match width {
+        "dword" => 1,
+        "dwordx2" => 2,
+        "dwordx3" => 3,
+        "dwordx4" => 4,
+        _ => return None,
+    };
+    Some((store, flat, dwords))
+}
+
+/// A dword load for a work-group in lockstep (`super::lockstep`): the
+/// leader's address shape has stride `4 * dwords` over every wave's
+/// lanes, so the group's accesses tile one span, which must lie in one
+/// mapped range; each wave's part is copied into that wave's VGPRs, and
+/// the leader's destination VGPRs are no longer shapes (each wave's lanes
+/// are its own). false, having changed nothing, when that does not hold
+/// (the group then splits and each wave loads alone).
+pub(crate) fn group_load(
+    waves: &mut [Wave],
+    i: &Inst,
+    ctx: &Ctx<'_>,
+    flat: bool,
+    dwords: usize,
+) -> bool {
+    let Dst::V(d) = i.vdst else { return false };
+    let d = usize::from(d);
+    let Some(leader) = waves.first() else {
+        return false;
+    };
+    if leader.exec() != u64::MAX || d + dwords > leader.v.len() {
+        return false;
+    }
+    let Some(lo) = super::shape::unit_stride_address(leader, i, flat, dwords) else {
+        return false;
+    };
+    let step = (LANES * 4 * dwords) as u64;
+    // The whole group's span in one mapped range: then every wave's part
+    // loads.
+    if ctx
+        .mem
+        .u32s(i.pc, lo, step * waves.len() as u64, false)
+        .is_none()
+    {
+        return false;
+    }
+    for (k, w) in waves.iter_mut().enumerate() {
+        let loaded = load_span(w, ctx, i.pc, lo + step * k as u64, d, dwords);
+        debug_assert!(loaded, "a part of a mapped span loads");
+    }
+    for r in d..d + dwords {
+        waves[0].untag(r);
+    }
+    true
+}
+
+/// The store of [`group_load`]: the data VGPRs that are shapes are first
+/// written out in every wave (its own slice), then each wave stores its
+/// part of the group's span.
+pub(crate) fn group_store(
+    waves: &mut [Wave],
+    i: &Inst,
+    ctx: &Ctx<'_>,
+    flat: bool,
+    dwords: usize,
+) -> bool {
+    let Src::V(s) = i.data else { return false };
+    let s = usize::from(s);
+    let Some(leader) = waves.first() else {
+        return false;
+    };
+    if leader.exec() != u64::MAX || s + dwords > leader.v.len() {
+        return false;
+    }
+    let Some(lo) = super::shape::unit_stride_address(leader, i, flat, dwords) else {
+        return false;
+    };
+    let step = (LANES * 4 * dwords) as u64;
+    if ctx
+        .mem
+        .u32s(i.pc, lo, step * waves.len() as u64, true)
+        .is_none()
+    {
+        return false;
+    }
+    super::lockstep::materialize(waves, s, dwords);
+    for (k, w) in waves.iter().enumerate() {
+        let stored = store_span(w, ctx, i.pc, lo + step * k as u64, s, dwords);
+        debug_assert!(stored, "a part of a mapped span stores");
+    }
+    true
+}
+
 /// The shape handler of a FLAT/GLOBAL dword load or store (1-4 dwords).
 pub(crate) fn shaped(op: Opcode) -> Option<ShapedFn> {
     let name = op.name();

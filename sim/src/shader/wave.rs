@@ -205,14 +205,21 @@ impl Wave {
                 .all(|(a, f)| a.stride == f.stride && a.base == f.lane_far(lanes))
     }
 
-    /// Takes `leader`'s state as one wave of its work-group in lockstep,
-    /// `lanes` lanes on from the leader's first (its block, index and run
-    /// state, scalar file and modes; each VGPR the leader's shape moved on
-    /// by `lanes` lanes, every VGPR tagged as the leader's are).
-    pub fn follow(&mut self, leader: &Wave, lanes: u32) {
+    /// Sizes the VGPR file as `leader`'s (lanes kept where they exist).
+    pub fn size_like(&mut self, leader: &Wave) {
         if self.v.len() != leader.v.len() {
             self.v.resize(leader.v.len(), [0; LANES]);
         }
+    }
+
+    /// Takes `leader`'s state as one wave of its work-group in lockstep,
+    /// `lanes` lanes on from the leader's first (its block, index and run
+    /// state, scalar file and modes; each VGPR that is a shape in the
+    /// leader the leader's shape moved on by `lanes` lanes; the others
+    /// keep this wave's own lanes, which the group's loads and lane
+    /// operations wrote).
+    pub fn follow(&mut self, leader: &Wave, lanes: u32) {
+        self.size_like(leader);
         self.s = leader.s;
         self.scc = leader.scc;
         self.mode = leader.mode;
