@@ -45,7 +45,7 @@
 use isa::Encoding;
 use isa::Opcode::{self, *};
 
-use super::program::{Dst, Inst, TouchVgprs};
+use super::program::{Dst, Inst, TouchVgprs, is_valu};
 use super::shape::Affine;
 use super::wave::{LANES, Wave};
 use super::{Ctx, Exec, Flow};
@@ -92,13 +92,7 @@ pub(crate) fn kind(i: &Inst, encoding: Encoding) -> Kind {
         }
         Encoding::Sopp if scalar_control(i.op) => Kind::Scalar,
         Encoding::Smem if smem_load(i.op) => Kind::Scalar,
-        Encoding::Vop1
-        | Encoding::Vop2
-        | Encoding::Vopc
-        | Encoding::Vop3
-        | Encoding::Vop3p
-        | Encoding::Sdwa
-        | Encoding::Dpp => {
+        e if is_valu(e) => {
             // Lane by lane only what writes nothing but VGPRs the
             // operands name (no scalar result: a VOPC, a carry-out or a
             // readlane would differ between waves).

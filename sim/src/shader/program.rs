@@ -104,7 +104,7 @@ pub(crate) type ShapedFn = fn(&mut Wave, &Inst, &mut Ctx<'_>) -> bool;
 pub(crate) type FusedFn = fn(&mut Wave, &[Inst], &mut Ctx<'_>) -> usize;
 
 /// Whether `e` is a VALU encoding (VOP1/VOP2/VOPC/VOP3/VOP3P/SDWA/DPP).
-fn is_valu(e: Encoding) -> bool {
+pub(crate) fn is_valu(e: Encoding) -> bool {
     matches!(
         e,
         Encoding::Vop1

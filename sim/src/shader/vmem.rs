@@ -500,25 +500,9 @@ pub(crate) fn group_load(
 ) -> bool {
     let Dst::V(d) = i.vdst else { return false };
     let d = usize::from(d);
-    let Some(leader) = waves.first() else {
+    let Some((lo, step)) = group_span(waves, i, ctx, flat, d, dwords, false) else {
         return false;
     };
-    if leader.exec() != u64::MAX || d + dwords > leader.v.len() {
-        return false;
-    }
-    let Some(lo) = super::shape::unit_stride_address(leader, i, flat, dwords) else {
-        return false;
-    };
-    let step = (LANES * 4 * dwords) as u64;
-    // The whole group's span in one mapped range: then every wave's part
-    // loads.
-    if ctx
-        .mem
-        .u32s(i.pc, lo, step * waves.len() as u64, false)
-        .is_none()
-    {
-        return false;
-    }
     for (k, w) in waves.iter_mut().enumerate() {
         let loaded = load_span(w, ctx, i.pc, lo + step * k as u64, d, dwords);
         debug_assert!(loaded, "a part of a mapped span loads");
@@ -527,6 +511,32 @@ pub(crate) fn group_load(
         waves[0].untag(r);
     }
     true
+}
+
+/// The span a group in lockstep accesses (its first address and each
+/// wave's part in bytes) with VGPRs `r..r + dwords`, when the leader's EXEC
+/// is full, those VGPRs are in the file and the address tiles one span of
+/// one mapped range (writable for a store).
+fn group_span(
+    waves: &[Wave],
+    i: &Inst,
+    ctx: &Ctx<'_>,
+    flat: bool,
+    r: usize,
+    dwords: usize,
+    write: bool,
+) -> Option<(u64, u64)> {
+    let leader = waves.first()?;
+    if leader.exec() != u64::MAX || r + dwords > leader.v.len() {
+        return None;
+    }
+    let lo = super::shape::unit_stride_address(leader, i, flat, dwords)?;
+    let step = (LANES * 4 * dwords) as u64;
+    // The whole group's span in one mapped range: then every wave's part
+    // is accessed.
+    ctx.mem
+        .u32s(i.pc, lo, step * waves.len() as u64, write)
+        .map(|_| (lo, step))
 }
 
 /// The store of [`group_load`]: the data VGPRs that are shapes are first
@@ -541,23 +551,9 @@ pub(crate) fn group_store(
 ) -> bool {
     let Src::V(s) = i.data else { return false };
     let s = usize::from(s);
-    let Some(leader) = waves.first() else {
+    let Some((lo, step)) = group_span(waves, i, ctx, flat, s, dwords, true) else {
         return false;
     };
-    if leader.exec() != u64::MAX || s + dwords > leader.v.len() {
-        return false;
-    }
-    let Some(lo) = super::shape::unit_stride_address(leader, i, flat, dwords) else {
-        return false;
-    };
-    let step = (LANES * 4 * dwords) as u64;
-    if ctx
-        .mem
-        .u32s(i.pc, lo, step * waves.len() as u64, true)
-        .is_none()
-    {
-        return false;
-    }
     super::lockstep::materialize(waves, s, dwords);
     for (k, w) in waves.iter().enumerate() {
         let stored = store_span(w, ctx, i.pc, lo + step * k as u64, s, dwords);
@@ -568,32 +564,26 @@ pub(crate) fn group_store(
 
 /// The shape handler of a FLAT/GLOBAL dword load or store (1-4 dwords).
 pub(crate) fn shaped(op: Opcode) -> Option<ShapedFn> {
-    let name = op.name();
-    let (flat, rest) = if let Some(r) = name.strip_prefix("flat_") {
-        (true, r)
-    } else {
-        (false, name.strip_prefix("global_")?)
-    };
+    let (store, flat, dwords) = group_form(op)?;
     macro_rules! pick {
         ($f:ident) => {
-            match (flat, rest.rsplit_once('_').map_or(rest, |(_, k)| k)) {
-                (true, "dword") => Some($f::<FLAT, DWORD> as ShapedFn),
-                (true, "dwordx2") => Some($f::<FLAT, X2>),
-                (true, "dwordx3") => Some($f::<FLAT, X3>),
-                (true, "dwordx4") => Some($f::<FLAT, X4>),
-                (false, "dword") => Some($f::<GLOBAL, DWORD>),
-                (false, "dwordx2") => Some($f::<GLOBAL, X2>),
-                (false, "dwordx3") => Some($f::<GLOBAL, X3>),
-                (false, "dwordx4") => Some($f::<GLOBAL, X4>),
-                _ => None,
+            match (flat, dwords) {
+                (true, 1) => $f::<FLAT, DWORD> as ShapedFn,
+                (true, 2) => $f::<FLAT, X2>,
+                (true, 3) => $f::<FLAT, X3>,
+                (true, _) => $f::<FLAT, X4>,
+                (false, 1) => $f::<GLOBAL, DWORD>,
+                (false, 2) => $f::<GLOBAL, X2>,
+                (false, 3) => $f::<GLOBAL, X3>,
+                (false, _) => $f::<GLOBAL, X4>,
             }
         };
     }
-    match rest.split_once('_')?.0 {
-        "load" if !rest.starts_with("load_lds") => pick!(shaped_load),
-        "store" => pick!(shaped_store),
-        _ => None,
-    }
+    Some(if store {
+        pick!(shaped_store)
+    } else {
+        pick!(shaped_load)
+    })
 }
 
 // Load kinds.
