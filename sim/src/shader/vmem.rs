@@ -22,7 +22,7 @@
 //! memory (sequentially consistent); float atomics are compare-and-swap
 //! loops.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use isa::Opcode;
 
@@ -363,30 +363,44 @@ fn load_span(w: &mut Wave, ctx: &Ctx<'_>, pc: u64, lo: u64, d: usize, dwords: us
     if dwords == 1 {
         // Two lanes a qword: half the loads.
         if let Some(m) = ctx.mem.u64s(pc, lo, len, false) {
-            let dst = &mut w.v[d];
-            for (pair, word) in dst.chunks_exact_mut(2).zip(m) {
-                let x = word.load(Ordering::Relaxed);
-                pair[0] = x as u32;
-                pair[1] = (x >> 32) as u32;
-            }
+            copy_in_pairs(w, d, m);
             return true;
         }
     }
     let Some(m) = ctx.mem.u32s(pc, lo, len, false) else {
         return false;
     };
+    copy_in(w, d, dwords, m);
+    true
+}
+
+/// One dword a lane from `m` (64 lanes' worth, two lanes a qword) into
+/// VGPR `d`.
+#[inline]
+fn copy_in_pairs(w: &mut Wave, d: usize, m: &[AtomicU64]) {
+    let dst = &mut w.v[d];
+    for (pair, word) in dst.chunks_exact_mut(2).zip(m) {
+        let x = word.load(Ordering::Relaxed);
+        pair[0] = x as u32;
+        pair[1] = (x >> 32) as u32;
+    }
+}
+
+/// `dwords` dwords a lane from `m` (lane `l`'s at `dwords * l`) into
+/// VGPRs `d..d + dwords`.
+#[inline]
+fn copy_in(w: &mut Wave, d: usize, dwords: usize, m: &[AtomicU32]) {
     if dwords == 1 {
         for (lane, word) in w.v[d].iter_mut().zip(m) {
             *lane = word.load(Ordering::Relaxed);
         }
     } else {
-        for (l, lane) in m.chunks_exact(dwords).enumerate() {
+        for (l, lane) in m.chunks_exact(dwords).take(LANES).enumerate() {
             for (k, word) in lane.iter().enumerate() {
                 w.v[d + k][l] = word.load(Ordering::Relaxed);
             }
         }
     }
-    true
 }
 
 /// The store of [`load_span`]: VGPRs `s..s + dwords` to the span at `lo`
@@ -396,30 +410,42 @@ fn store_span(w: &Wave, ctx: &Ctx<'_>, pc: u64, lo: u64, s: usize, dwords: usize
     let len = (LANES * 4 * dwords) as u64;
     if dwords == 1 {
         if let Some(m) = ctx.mem.u64s(pc, lo, len, true) {
-            for (word, pair) in m.iter().zip(w.v[s].chunks_exact(2)) {
-                word.store(
-                    u64::from(pair[0]) | (u64::from(pair[1]) << 32),
-                    Ordering::Relaxed,
-                );
-            }
+            copy_out_pairs(w, s, m);
             return true;
         }
     }
     let Some(m) = ctx.mem.u32s(pc, lo, len, true) else {
         return false;
     };
+    copy_out(w, s, dwords, m);
+    true
+}
+
+/// VGPR `s` (one dword a lane) to `m`, two lanes a qword.
+#[inline]
+fn copy_out_pairs(w: &Wave, s: usize, m: &[AtomicU64]) {
+    for (word, pair) in m.iter().zip(w.v[s].chunks_exact(2)) {
+        word.store(
+            u64::from(pair[0]) | (u64::from(pair[1]) << 32),
+            Ordering::Relaxed,
+        );
+    }
+}
+
+/// VGPRs `s..s + dwords` to `m` (lane `l`'s at `dwords * l`).
+#[inline]
+fn copy_out(w: &Wave, s: usize, dwords: usize, m: &[AtomicU32]) {
     if dwords == 1 {
         for (word, lane) in m.iter().zip(&w.v[s]) {
             word.store(*lane, Ordering::Relaxed);
         }
     } else {
-        for (l, lane) in m.chunks_exact(dwords).enumerate() {
+        for (l, lane) in m.chunks_exact(dwords).take(LANES).enumerate() {
             for (k, word) in lane.iter().enumerate() {
                 word.store(w.v[s + k][l], Ordering::Relaxed);
             }
         }
     }
-    true
 }
 
 /// A dword load (1-4 a lane) whose address is a shape of stride `4 *
@@ -500,12 +526,26 @@ pub(crate) fn group_load(
 ) -> bool {
     let Dst::V(d) = i.vdst else { return false };
     let d = usize::from(d);
-    let Some((lo, step)) = group_span(waves, i, ctx, flat, d, dwords, false) else {
+    let Some((lo, step)) = group_span(waves, i, flat, d, dwords) else {
         return false;
     };
-    for (k, w) in waves.iter_mut().enumerate() {
-        let loaded = load_span(w, ctx, i.pc, lo + step * k as u64, d, dwords);
-        debug_assert!(loaded, "a part of a mapped span loads");
+    let len = step * waves.len() as u64;
+    // The whole group's span in one mapped range, borrowed once; each
+    // wave copies its part.
+    if dwords == 1 {
+        if let Some(m) = ctx.mem.u64s(i.pc, lo, len, false) {
+            for (w, part) in waves.iter_mut().zip(m.chunks_exact(LANES / 2)) {
+                copy_in_pairs(w, d, part);
+            }
+            waves[0].untag(d);
+            return true;
+        }
+    }
+    let Some(m) = ctx.mem.u32s(i.pc, lo, len, false) else {
+        return false;
+    };
+    for (w, part) in waves.iter_mut().zip(m.chunks_exact(LANES * dwords)) {
+        copy_in(w, d, dwords, part);
     }
     for r in d..d + dwords {
         waves[0].untag(r);
@@ -513,30 +553,16 @@ pub(crate) fn group_load(
     true
 }
 
-/// The span a group in lockstep accesses (its first address and each
-/// wave's part in bytes) with VGPRs `r..r + dwords`, when the leader's EXEC
-/// is full, those VGPRs are in the file and the address tiles one span of
-/// one mapped range (writable for a store).
-fn group_span(
-    waves: &[Wave],
-    i: &Inst,
-    ctx: &Ctx<'_>,
-    flat: bool,
-    r: usize,
-    dwords: usize,
-    write: bool,
-) -> Option<(u64, u64)> {
+/// The span a group in lockstep accesses with VGPRs `r..r + dwords` (its
+/// first address and each wave's part in bytes), when the leader's EXEC
+/// is full, those VGPRs are in the file and the address tiles one span.
+fn group_span(waves: &[Wave], i: &Inst, flat: bool, r: usize, dwords: usize) -> Option<(u64, u64)> {
     let leader = waves.first()?;
     if leader.exec() != u64::MAX || r + dwords > leader.v.len() {
         return None;
     }
     let lo = super::shape::unit_stride_address(leader, i, flat, dwords)?;
-    let step = (LANES * 4 * dwords) as u64;
-    // The whole group's span in one mapped range: then every wave's part
-    // is accessed.
-    ctx.mem
-        .u32s(i.pc, lo, step * waves.len() as u64, write)
-        .map(|_| (lo, step))
+    Some((lo, (LANES * 4 * dwords) as u64))
 }
 
 /// The store of [`group_load`]: the data VGPRs that are shapes are first
@@ -551,13 +577,25 @@ pub(crate) fn group_store(
 ) -> bool {
     let Src::V(s) = i.data else { return false };
     let s = usize::from(s);
-    let Some((lo, step)) = group_span(waves, i, ctx, flat, s, dwords, true) else {
+    let Some((lo, step)) = group_span(waves, i, flat, s, dwords) else {
+        return false;
+    };
+    let len = step * waves.len() as u64;
+    if dwords == 1 {
+        if let Some(m) = ctx.mem.u64s(i.pc, lo, len, true) {
+            super::lockstep::materialize(waves, s, 1);
+            for (w, part) in waves.iter().zip(m.chunks_exact(LANES / 2)) {
+                copy_out_pairs(w, s, part);
+            }
+            return true;
+        }
+    }
+    let Some(m) = ctx.mem.u32s(i.pc, lo, len, true) else {
         return false;
     };
     super::lockstep::materialize(waves, s, dwords);
-    for (k, w) in waves.iter().enumerate() {
-        let stored = store_span(w, ctx, i.pc, lo + step * k as u64, s, dwords);
-        debug_assert!(stored, "a part of a mapped span stores");
+    for (w, part) in waves.iter().zip(m.chunks_exact(LANES * dwords)) {
+        copy_out(w, s, dwords, part);
     }
     true
 }
