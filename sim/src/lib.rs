@@ -17,6 +17,7 @@
 //!   executes a ring of them against device memory.
 #![deny(unsafe_code)]
 
+mod bulk;
 mod cp;
 pub mod cu;
 mod device;

@@ -209,14 +209,21 @@ pub(crate) fn materialize(waves: &mut [Wave], r: usize, n: usize) {
 
 /// Runs `i` (a [`Kind::Vector`] with `lanes`) on each wave's lanes in
 /// turn, with the group's scalar file: the VGPRs it touches are written
-/// out first ([`materialize`]), then the leader runs it once with each
+/// out first ([`materialize`]; not those it overwrites whole, with EXEC
+/// full: [`Inst::whole`]), then the leader runs it once with each
 /// wave's VGPR file in place of its own. `Ok(false)` when the first run
 /// did not continue with the next instruction (nothing ran: the group
 /// splits before `i`).
 pub(crate) fn run_lanes(waves: &mut [Wave], i: &Inst, ctx: &mut Ctx<'_>) -> Result<bool, Exec> {
+    // With EXEC full, the VGPRs it overwrites whole are not written out:
+    // the leader drops their tags once every wave has run it.
+    let whole = match waves.first() {
+        Some(leader) if leader.exec() == u64::MAX => i.whole,
+        _ => 0,
+    };
     match &i.touch {
         TouchVgprs::Low(bits) => {
-            let mut bits = *bits;
+            let mut bits = *bits & !whole;
             while bits != 0 {
                 let r = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
@@ -248,6 +255,7 @@ pub(crate) fn run_lanes(waves: &mut [Wave], i: &Inst, ctx: &mut Ctx<'_>) -> Resu
             return Err(r);
         }
     }
+    leader.untag_low(whole);
     Ok(true)
 }
 

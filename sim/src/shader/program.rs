@@ -176,6 +176,72 @@ impl TouchVgprs {
     }
 }
 
+/// Whether a VALU operation reads its destination VGPRs besides its
+/// sources: the tied accumulator of `v_mac`/`v_fmac`/`v_pk_fmac` and the
+/// `c` dot products, `v_cvt_pkaccum_u8_f32` (one byte of the
+/// destination), `v_writelane_b32` (one lane), `v_swap_b32` (both ways).
+fn reads_destination(name: &str) -> bool {
+    let dot_c = name.strip_prefix("v_dot").is_some_and(|rest| {
+        let digits = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+        digits.len() < rest.len() && digits.starts_with("c_")
+    });
+    dot_c
+        || [
+            "v_mac_",
+            "v_fmac_",
+            "v_pk_fmac_",
+            "v_cvt_pkaccum_",
+            "v_writelane_",
+            "v_swap",
+        ]
+        .iter()
+        .any(|p| name.starts_with(p))
+}
+
+/// The VGPRs (among the first 64: one bit each) that VOP1, VOP2 or VOP3
+/// instruction `i` writes in every lane EXEC enables, whatever they held,
+/// and does not read: a destination that overlaps none of the sources, of
+/// an operation that does not read it ([`reads_destination`]), written
+/// whole (not a VOP3 `op_sel` destination high half). SDWA and DPP forms
+/// have none (`dst_sel`, masked rows). With EXEC full, their old values
+/// are dead: the scheduler need not write them out from their shapes
+/// before the ordinary handler runs.
+fn written_whole(i: &Instruction, accum_offset: u16) -> u64 {
+    if !matches!(
+        i.encoding(),
+        Encoding::Vop1 | Encoding::Vop2 | Encoding::Vop3
+    ) || reads_destination(i.opcode().name())
+        || i.modifiers().op_sel & 8 != 0
+    {
+        return 0;
+    }
+    let range = |op: Operand| match op {
+        Operand::Vgpr { index, count } => Some((u16::from(index), u16::from(count))),
+        Operand::Agpr { index, count } => Some((accum_offset + u16::from(index), u16::from(count))),
+        _ => None,
+    };
+    let bits = |(r, c): (u16, u16)| {
+        if r + c <= 64 {
+            (((1u128 << c) - 1) << r) as u64
+        } else {
+            u64::MAX
+        }
+    };
+    let Some(dst) = i.operand(Field::Vdst).and_then(range) else {
+        return 0;
+    };
+    let written = bits(dst);
+    if written == u64::MAX {
+        return 0;
+    }
+    let read = i
+        .operands()
+        .filter(|(f, _)| *f != Field::Vdst)
+        .filter_map(|(_, op)| range(op))
+        .fold(0u64, |m, r| m | bits(r));
+    if read & written != 0 { 0 } else { written }
+}
+
 /// One pre-decoded instruction. `repr(C)` in this order: what every
 /// instruction's dispatch reads first, together (the run loop's cache
 /// lines), the decoded form last.
@@ -194,6 +260,9 @@ pub(crate) struct Inst {
     pub lockstep: super::lockstep::Kind,
     /// The VGPRs `exec` may access.
     pub touch: TouchVgprs,
+    /// Those of `touch` it overwrites whole and does not read (one bit
+    /// each, among the first 64; [`written_whole`]).
+    pub whole: u64,
     /// Sources: 0, 1 and 2 (a VOP2 carry-in or `v_cndmask` mask is 2).
     pub src: [Src; 3],
     /// Vector destination (`vdst`, `vdata` of loads, DS `vdst`).
@@ -453,6 +522,7 @@ impl Program {
             fused: None,
             lockstep: super::lockstep::Kind::Split,
             touch: TouchVgprs::of(&i, r.accum_offset),
+            whole: written_whole(&i, r.accum_offset),
             pc,
             len: i.len() as u8,
             vdst: Dst::None,
@@ -605,6 +675,7 @@ fn undecodable(pc: u64, e: isa::DecodeError) -> Inst {
         fused: None,
         lockstep: super::lockstep::Kind::Split,
         touch: TouchVgprs::None,
+        whole: 0,
         pc,
         len: 4,
         vdst: Dst::None,
@@ -721,3 +792,6 @@ fn dst(op: Operand, r: &Resolve) -> Dst {
         _ => Dst::None,
     }
 }
+
+#[cfg(test)]
+mod tests;

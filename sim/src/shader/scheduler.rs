@@ -580,9 +580,22 @@ fn run_wave_as<const COUNT: bool>(
                     continue;
                 }
                 if w.has_tags() && inst.touch != TouchVgprs::None {
-                    w.materialize_for(inst);
+                    if inst.whole != 0 && w.exec() == u64::MAX {
+                        // The destinations it overwrites whole keep
+                        // their shapes until it has run.
+                        w.materialize_reads(inst);
+                        let r = (inst.exec)(w, inst, ctx);
+                        if r.is_ok() {
+                            w.untag_low(inst.whole);
+                        }
+                        r
+                    } else {
+                        w.materialize_for(inst);
+                        (inst.exec)(w, inst, ctx)
+                    }
+                } else {
+                    (inst.exec)(w, inst, ctx)
                 }
-                (inst.exec)(w, inst, ctx)
             };
             // An exception enters the trap handler, if there is one.
             let flow = match r {

@@ -19,7 +19,7 @@
 //! once, so the kept ones number at most the views a work-group touched.
 
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicU32, AtomicU64};
+use std::sync::atomic::AtomicU32;
 
 use crate::memory::{DeviceMemory, GpuMemory, MemoryFault, RangeTranslation, SharedAtomic, Span};
 
@@ -86,12 +86,6 @@ impl<'a> Tlb<'a> {
     /// instruction's address: the entry it used last is tried first.
     #[inline]
     pub fn u32s(&self, pc: u64, va: u64, len: u64, write: bool) -> Option<&[AtomicU32]> {
-        self.atomics(pc, va, len, write)
-    }
-
-    /// The qwords at `va` (8-byte aligned), as [`Tlb::u32s`].
-    #[inline]
-    pub fn u64s(&self, pc: u64, va: u64, len: u64, write: bool) -> Option<&[AtomicU64]> {
         self.atomics(pc, va, len, write)
     }
 

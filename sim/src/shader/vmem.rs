@@ -22,7 +22,7 @@
 //! memory (sequentially consistent); float atomics are compare-and-swap
 //! loops.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use isa::Opcode;
 
@@ -360,13 +360,6 @@ fn store_dwords<const SEG: u8>(
 #[inline]
 fn load_span(w: &mut Wave, ctx: &Ctx<'_>, pc: u64, lo: u64, d: usize, dwords: usize) -> bool {
     let len = (LANES * 4 * dwords) as u64;
-    if dwords == 1 {
-        // Two lanes a qword: half the loads.
-        if let Some(m) = ctx.mem.u64s(pc, lo, len, false) {
-            copy_in_pairs(w, d, m);
-            return true;
-        }
-    }
     let Some(m) = ctx.mem.u32s(pc, lo, len, false) else {
         return false;
     };
@@ -374,26 +367,12 @@ fn load_span(w: &mut Wave, ctx: &Ctx<'_>, pc: u64, lo: u64, d: usize, dwords: us
     true
 }
 
-/// One dword a lane from `m` (64 lanes' worth, two lanes a qword) into
-/// VGPR `d`.
-#[inline]
-fn copy_in_pairs(w: &mut Wave, d: usize, m: &[AtomicU64]) {
-    let dst = &mut w.v[d];
-    for (pair, word) in dst.chunks_exact_mut(2).zip(m) {
-        let x = word.load(Ordering::Relaxed);
-        pair[0] = x as u32;
-        pair[1] = (x >> 32) as u32;
-    }
-}
-
 /// `dwords` dwords a lane from `m` (lane `l`'s at `dwords * l`) into
 /// VGPRs `d..d + dwords`.
 #[inline]
 fn copy_in(w: &mut Wave, d: usize, dwords: usize, m: &[AtomicU32]) {
     if dwords == 1 {
-        for (lane, word) in w.v[d].iter_mut().zip(m) {
-            *lane = word.load(Ordering::Relaxed);
-        }
+        crate::bulk::load_u32s(m, &mut w.v[d]);
     } else {
         for (l, lane) in m.chunks_exact(dwords).take(LANES).enumerate() {
             for (k, word) in lane.iter().enumerate() {
@@ -408,12 +387,6 @@ fn copy_in(w: &mut Wave, d: usize, dwords: usize, m: &[AtomicU32]) {
 #[inline]
 fn store_span(w: &Wave, ctx: &Ctx<'_>, pc: u64, lo: u64, s: usize, dwords: usize) -> bool {
     let len = (LANES * 4 * dwords) as u64;
-    if dwords == 1 {
-        if let Some(m) = ctx.mem.u64s(pc, lo, len, true) {
-            copy_out_pairs(w, s, m);
-            return true;
-        }
-    }
     let Some(m) = ctx.mem.u32s(pc, lo, len, true) else {
         return false;
     };
@@ -421,24 +394,11 @@ fn store_span(w: &Wave, ctx: &Ctx<'_>, pc: u64, lo: u64, s: usize, dwords: usize
     true
 }
 
-/// VGPR `s` (one dword a lane) to `m`, two lanes a qword.
-#[inline]
-fn copy_out_pairs(w: &Wave, s: usize, m: &[AtomicU64]) {
-    for (word, pair) in m.iter().zip(w.v[s].chunks_exact(2)) {
-        word.store(
-            u64::from(pair[0]) | (u64::from(pair[1]) << 32),
-            Ordering::Relaxed,
-        );
-    }
-}
-
 /// VGPRs `s..s + dwords` to `m` (lane `l`'s at `dwords * l`).
 #[inline]
 fn copy_out(w: &Wave, s: usize, dwords: usize, m: &[AtomicU32]) {
     if dwords == 1 {
-        for (word, lane) in m.iter().zip(&w.v[s]) {
-            word.store(*lane, Ordering::Relaxed);
-        }
+        crate::bulk::store_u32s(&w.v[s], m);
     } else {
         for (l, lane) in m.chunks_exact(dwords).take(LANES).enumerate() {
             for (k, word) in lane.iter().enumerate() {
@@ -532,15 +492,6 @@ pub(crate) fn group_load(
     let len = step * waves.len() as u64;
     // The whole group's span in one mapped range, borrowed once; each
     // wave copies its part.
-    if dwords == 1 {
-        if let Some(m) = ctx.mem.u64s(i.pc, lo, len, false) {
-            for (w, part) in waves.iter_mut().zip(m.chunks_exact(LANES / 2)) {
-                copy_in_pairs(w, d, part);
-            }
-            waves[0].untag(d);
-            return true;
-        }
-    }
     let Some(m) = ctx.mem.u32s(i.pc, lo, len, false) else {
         return false;
     };
@@ -581,15 +532,6 @@ pub(crate) fn group_store(
         return false;
     };
     let len = step * waves.len() as u64;
-    if dwords == 1 {
-        if let Some(m) = ctx.mem.u64s(i.pc, lo, len, true) {
-            super::lockstep::materialize(waves, s, 1);
-            for (w, part) in waves.iter().zip(m.chunks_exact(LANES / 2)) {
-                copy_out_pairs(w, s, part);
-            }
-            return true;
-        }
-    }
     let Some(m) = ctx.mem.u32s(i.pc, lo, len, true) else {
         return false;
     };

@@ -347,6 +347,35 @@ impl Wave {
         }
     }
 
+    /// [`Wave::materialize_for`] but for the VGPRs `inst` overwrites
+    /// whole ([`Inst::whole`]): they keep their tags, which the caller
+    /// drops ([`Wave::untag_low`]) once the handler has run. Only for an
+    /// instruction with [`TouchVgprs::Low`] and EXEC full.
+    #[inline]
+    pub fn materialize_reads(&mut self, inst: &Inst) {
+        if let TouchVgprs::Low(bits) = &inst.touch {
+            let mut hit = self.tagged.first().copied().unwrap_or(0) & bits & !inst.whole;
+            while hit != 0 {
+                let r = hit.trailing_zeros() as usize;
+                hit &= hit - 1;
+                self.materialize(r);
+            }
+        } else {
+            self.materialize_for(inst);
+        }
+    }
+
+    /// Drops the tags of the VGPRs among the first 64 that `bits` names
+    /// (their lanes now hold their values).
+    #[inline]
+    pub fn untag_low(&mut self, bits: u64) {
+        if let Some(t) = self.tagged.first_mut() {
+            let hit = *t & bits;
+            *t &= !hit;
+            self.ntagged -= hit.count_ones();
+        }
+    }
+
     /// EXEC.
     #[inline(always)]
     pub fn exec(&self) -> u64 {
