@@ -11,13 +11,21 @@
 //!   side (vectorised with AVX2), the stronger alternative;
 //! - (c) the compute-bound kernel on 2 worker threads vs 1.
 //!
+//! (a) and (b) run both sides on one CPU: the bench pins its thread, and
+//! so the threads of the device it then makes, to the CPU it runs on
+//! (the VM's vCPUs need not be equally fast at a given moment, and a
+//! thread that moves pays for it). (c)'s devices are made before the pin
+//! and use every CPU.
+//!
 //! The kernels are OpenCL C built by clang-19 (sim/tests/kernels/src/bench.cl,
 //! sim/tests/kernels/build.sh). The client waits for each dispatch by
 //! polling its completion signal every 200 µs (not spinning: the
 //! interpreted side's threads are the sim's workers alone; the time
 //! includes up to one poll interval). Rounds alternate the two sides; the median
-//! round of each is reported, with the load average before and after (the
-//! machine may be shared). Every interpreted result is checked against the
+//! round of each is reported, and beside the ratio of the two medians the
+//! median of the rounds' own ratios (the sides of a round run back to back:
+//! a slow spell of the machine that spans both cancels), with the load
+//! average before and after (the machine may be shared). Every interpreted result is checked against the
 //! native one. `cargo bench -p sim --bench shader` measures; without
 //! `--bench` (as `cargo test` runs it) it makes a short smoke pass over a
 //! small grid and claims nothing.
@@ -40,6 +48,33 @@ const PAIRS: usize = 3;
 fn median(v: &mut [Duration]) -> Duration {
     v.sort();
     v[v.len() / 2]
+}
+
+/// The median over rounds of each round's `sim / native` time: the two
+/// sides of a round run back to back, so a slow spell of the machine that
+/// spans both cancels (as the pairs of (c) do).
+fn paired(sim: &[Duration], native: &[Duration]) -> f64 {
+    let mut r: Vec<f64> = sim
+        .iter()
+        .zip(native)
+        .map(|(s, n)| s.as_secs_f64() / n.as_secs_f64())
+        .collect();
+    r.sort_by(f64::total_cmp);
+    r[r.len() / 2]
+}
+
+/// Pins the calling thread, and the threads it or they create from now
+/// on (a device's CP thread, its dispatches' workers), to the CPU it runs
+/// on: the CPU it returns. The single-thread figures then run both sides
+/// on one core (the VM's two vCPUs need not be equally fast at a given
+/// moment); `None` if the host refuses.
+fn pin_to_this_cpu() -> Option<usize> {
+    use rustix::thread::{CpuSet, sched_getcpu, sched_setaffinity};
+    let cpu = sched_getcpu();
+    let mut set = CpuSet::new();
+    set.set(cpu);
+    sched_setaffinity(None, &set).ok()?;
+    Some(cpu)
 }
 
 fn loadavg() -> String {
@@ -233,8 +268,12 @@ fn main() {
         .filter(|&r| r > 0 && measure)
         .unwrap_or(rounds);
     let load_before = loadavg();
-    let one = Bench::new(1);
+    // (c) runs on devices made before the pin: their threads may use
+    // every CPU. The single-thread figures' device is made after it.
+    let one_c = Bench::new(1);
     let two = Bench::new(2);
+    let pinned = pin_to_this_cpu();
+    let one = Bench::new(1);
     let a = inputs(n, 1);
     let b = inputs(n, 2);
     let (ba, bb, bc) = (
@@ -246,10 +285,12 @@ fn main() {
     let alpha = 1.25f32;
     let (fa, fb) = (0.999f32, 0.001f32);
     let bx = buffer_of(&one.c, &a[..n_fma]);
+    let bx1 = buffer_of(&one_c.c, &a[..n_fma]);
     let bx2 = buffer_of(&two.c, &a[..n_fma]);
     let (mut vadd, mut vadd_n) = (vec![], vec![]);
     let (mut saxpy, mut saxpy_n) = (vec![], vec![]);
     let (mut fma, mut fma_n, mut fma_w, mut fma2) = (vec![], vec![], vec![], vec![]);
+    let mut fma_b = vec![];
     // (c): each back-to-back pair's 1-worker / 2-worker time.
     let mut pairs: Vec<f64> = vec![];
     for _ in 0..rounds {
@@ -293,25 +334,28 @@ fn main() {
         let mut wide = a[..n_fma].to_vec();
         fma_w.push(time(|| native_fma256_wide(&mut wide, fa, fb)));
         assert!(wide == *want, "native loops agree");
+        // (b): one worker on the native loops' core.
+        let run_fma = |bench: &Bench, buf: &Buffer| {
+            buf.write_f32s(0, &a[..n_fma]);
+            let t = bench.run(
+                "bench_fma256",
+                &[
+                    Arg::Ptr(buf.va),
+                    Arg::f32(fa),
+                    Arg::f32(fb),
+                    Arg::u32(n_fma as u32),
+                ],
+                n_fma,
+            );
+            assert!(holds(buf, want), "bench_fma256 result");
+            t
+        };
+        fma_b.push(run_fma(&one, &bx));
         // (c): PAIRS back-to-back pairs of runs on 1 and 2 workers a
         // round (each pair's ratio is taken in the same few hundred
         // milliseconds of the machine's load).
         for _ in 0..PAIRS {
-            let mut pair = [Duration::ZERO; 2];
-            for (k, (bench, buf)) in [(&one, &bx), (&two, &bx2)].into_iter().enumerate() {
-                buf.write_f32s(0, &a[..n_fma]);
-                pair[k] = bench.run(
-                    "bench_fma256",
-                    &[
-                        Arg::Ptr(buf.va),
-                        Arg::f32(fa),
-                        Arg::f32(fb),
-                        Arg::u32(n_fma as u32),
-                    ],
-                    n_fma,
-                );
-                assert!(holds(buf, want), "bench_fma256 result");
-            }
+            let pair = [run_fma(&one_c, &bx1), run_fma(&two, &bx2)];
             fma.push(pair[0]);
             fma2.push(pair[1]);
             pairs.push(pair[0].as_secs_f64() / pair[1].as_secs_f64());
@@ -326,6 +370,12 @@ fn main() {
         "median of {rounds} rounds; load average before {load_before}, after {load_after} \
          (the machine may be shared: a load above the core count slows the sim's side)"
     );
+    match pinned {
+        Some(cpu) => {
+            println!("(a) and (b): both sides on CPU {cpu}; (c): on every CPU the process may use")
+        }
+        None => println!("(a) and (b): not pinned (the host refused); the OS places the threads"),
+    }
     // The spread of the interpreted side's rounds (the machine is a VM:
     // rounds of one run differ by tens of percent).
     let spread = |v: &[Duration]| {
@@ -335,11 +385,13 @@ fn main() {
             .collect();
         println!("  interpreted rounds, sorted (ms): {}", ms.join(" "));
     };
-    let row = |name: &str, n: usize, sim: Duration, native: Duration| {
+    // A figure's line: the ratio of the two sides' medians, and the
+    // median of the rounds' own ratios.
+    let row = |name: &str, n: usize, sim: Duration, native: Duration, own: f64| {
         let (s, x) = (rate(n, sim), rate(n, native));
         println!(
             "{name}: interpreted {:.1} M elem/s ({:.1} ms), native {:.1} M elem/s ({:.1} ms), \
-             ratio 1/{:.1}",
+             ratio 1/{:.1} (the rounds' own ratios: median 1/{own:.1})",
             s / 1e6,
             sim.as_secs_f64() * 1e3,
             x / 1e6,
@@ -348,32 +400,45 @@ fn main() {
         );
     };
     if !only_c {
+        let own = paired(&vadd, &vadd_n);
         row(
             "(a) vector add, 16M",
             n,
             median(&mut vadd),
             median(&mut vadd_n),
+            own,
         );
         spread(&vadd);
+        let own = paired(&saxpy, &saxpy_n);
         row(
             "(a) saxpy, 16M",
             n,
             median(&mut saxpy),
             median(&mut saxpy_n),
+            own,
         );
         spread(&saxpy);
     }
     if only_a {
         return;
     }
-    let (f1, f2) = (median(&mut fma), median(&mut fma2));
-    row("(b) 256 dependent FMAs, 1M", n_fma, f1, median(&mut fma_n));
+    let (own_b, own_w) = (paired(&fma_b, &fma_n), paired(&fma_b, &fma_w));
+    let fb1 = median(&mut fma_b);
+    row(
+        "(b) 256 dependent FMAs, 1M",
+        n_fma,
+        fb1,
+        median(&mut fma_n),
+        own_b,
+    );
     row(
         "(b') the same vs native 64 elements side by side (vectorised)",
         n_fma,
-        f1,
+        fb1,
         median(&mut fma_w),
+        own_w,
     );
+    let (f1, f2) = (median(&mut fma), median(&mut fma2));
     pairs.sort_by(f64::total_cmp);
     println!(
         "(c) 256 dependent FMAs, 1M, 2 workers vs 1: {:.2}x (median of {} back-to-back pairs' \
