@@ -202,17 +202,26 @@ fn reads_destination(name: &str) -> bool {
 /// instruction `i` writes in every lane EXEC enables, whatever they held,
 /// and does not read: a destination that overlaps none of the sources, of
 /// an operation that does not read it ([`reads_destination`]), written
-/// whole (not a VOP3 `op_sel` destination high half). SDWA and DPP forms
+/// whole (not a VOP3 `op_sel` destination high half), by an instruction
+/// whose carry-out (VOP3b `sdst`) is not EXEC. SDWA and DPP forms
 /// have none (`dst_sel`, masked rows). With EXEC full, their old values
 /// are dead: the scheduler need not write them out from their shapes
 /// before the ordinary handler runs.
 fn written_whole(i: &Instruction, accum_offset: u16) -> u64 {
-    if !matches!(
+    // A VOP3b carry-out into EXEC would change which lanes the
+    // destination is written in.
+    let exec_out = matches!(
+        i.operand(Field::Sdst),
+        Some(Operand::Special {
+            reg: SpecialReg::ExecLo | SpecialReg::ExecHi,
+            ..
+        })
+    );
+    let valu = matches!(
         i.encoding(),
         Encoding::Vop1 | Encoding::Vop2 | Encoding::Vop3
-    ) || reads_destination(i.opcode().name())
-        || i.modifiers().op_sel & 8 != 0
-    {
+    );
+    if !valu || reads_destination(i.opcode().name()) || i.modifiers().op_sel & 8 != 0 || exec_out {
         return 0;
     }
     let range = |op: Operand| match op {

@@ -13,7 +13,7 @@ use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
 use isa::table::{Field, Kind, OpInfo, entries};
-use isa::{Decoder, Encoding, Processor};
+use isa::{Decoder, Encoding, Operand, Processor, SpecialReg};
 
 use super::super::setup::Launch;
 use super::super::tlb::Tlb;
@@ -59,6 +59,7 @@ fn field_bits(enc: Encoding, f: Field) -> Option<(u32, u32)> {
         (Encoding::Vop1 | Encoding::Vop2, Field::Src0) => (0, 9),
         (Encoding::Vop2, Field::Vsrc1) => (9, 8),
         (Encoding::Vop3, Field::Vdst) => (0, 8),
+        (Encoding::Vop3, Field::Sdst) => (8, 7),
         (Encoding::Vop3, Field::Src0) => (32, 9),
         (Encoding::Vop3, Field::Src1) => (41, 9),
         (Encoding::Vop3, Field::Src2) => (50, 9),
@@ -94,6 +95,8 @@ fn build(rng: &mut Rng, enc: Encoding, e: &OpInfo) -> [u8; 12] {
                 6..=8 => 128 + rng.below(81),
                 _ => 240 + rng.below(9),
             },
+            // A VOP3b carry-out: VCC, an SGPR pair, or now and then EXEC.
+            Kind::Sgpr if slot.field == Field::Sdst => [106, 4, 126][rng.below(3) as usize],
             _ => continue,
         };
         let v = if bits == 8 { v & 0xff } else { v };
@@ -145,6 +148,7 @@ fn what_an_instruction_overwrites_whole_it_does_not_read() {
     let mut never = BTreeSet::new();
     let mut claimers = BTreeSet::new();
     let mut illegal = BTreeSet::new();
+    let mut carry_into_exec = 0;
     let mut runs = 0usize;
     for enc in [Encoding::Vop1, Encoding::Vop2, Encoding::Vop3] {
         for e in entries(enc).iter().filter(|e| e.on(Processor::Gfx90a)) {
@@ -157,7 +161,19 @@ fn what_an_instruction_overwrites_whole_it_does_not_read() {
                 if i.opcode() != e.op || i.encoding() != enc {
                     continue;
                 }
+                let into_exec = matches!(
+                    i.operand(Field::Sdst),
+                    Some(Operand::Special {
+                        reg: SpecialReg::ExecLo,
+                        ..
+                    })
+                );
                 let inst = program.lower(0, i);
+                if into_exec {
+                    // Its carry-out would change the lanes it writes.
+                    assert_eq!(inst.whole, 0, "{}: carry-out into EXEC", inst.mnemonic());
+                    carry_into_exec += 1;
+                }
                 if inst.whole == 0 {
                     continue;
                 }
@@ -216,6 +232,10 @@ fn what_an_instruction_overwrites_whole_it_does_not_read() {
         .collect();
     assert!(unchecked.is_empty(), "claimed, never run: {unchecked:?}");
     assert!(checked.is_disjoint(&illegal));
+    assert!(
+        carry_into_exec > 0,
+        "no VOP3b carry-out into EXEC was generated"
+    );
     // Exactly these never claim one: those with no VGPR destination
     // (compares write SGPRs), and those that read theirs.
     let never: BTreeSet<&str> = never
