@@ -12,7 +12,7 @@
 //! - (c) the compute-bound kernel on 2 worker threads vs 1.
 //!
 //! (a) and (b) run both sides on one CPU: the bench pins its thread, and
-//! so the threads of the device it then makes, to the CPU it runs on
+//! so the threads of the device it then makes, to one CPU
 //! (the VM's vCPUs need not be equally fast at a given moment, and a
 //! thread that moves pays for it). (c)'s devices are made before the pin
 //! and use every CPU.
@@ -64,13 +64,14 @@ fn paired(sim: &[Duration], native: &[Duration]) -> f64 {
 }
 
 /// Pins the calling thread, and the threads it or they create from now
-/// on (a device's CP thread, its dispatches' workers), to the CPU it runs
-/// on: the CPU it returns. The single-thread figures then run both sides
-/// on one core (the VM's two vCPUs need not be equally fast at a given
-/// moment); `None` if the host refuses.
-fn pin_to_this_cpu() -> Option<usize> {
-    use rustix::thread::{CpuSet, sched_getcpu, sched_setaffinity};
-    let cpu = sched_getcpu();
+/// on (a device's CP thread, its dispatches' workers), to the first CPU
+/// it may run on: the CPU it returns. The single-thread figures then run
+/// both sides on one core (the VM's two vCPUs need not be equally fast at
+/// a given moment); `None` if the host refuses.
+fn pin_to_one_cpu() -> Option<usize> {
+    use rustix::thread::{CpuSet, sched_getaffinity, sched_setaffinity};
+    let allowed = sched_getaffinity(None).ok()?;
+    let cpu = (0..CpuSet::MAX_CPU).find(|&c| allowed.is_set(c))?;
     let mut set = CpuSet::new();
     set.set(cpu);
     sched_setaffinity(None, &set).ok()?;
@@ -272,7 +273,7 @@ fn main() {
     // every CPU. The single-thread figures' device is made after it.
     let one_c = Bench::new(1);
     let two = Bench::new(2);
-    let pinned = pin_to_this_cpu();
+    let pinned = pin_to_one_cpu();
     let one = Bench::new(1);
     let a = inputs(n, 1);
     let b = inputs(n, 2);

@@ -80,6 +80,25 @@ fn fma32_map_hw(w: &mut Wave, dst: Dst, s: [Src; 3]) -> Result<(), Fault> {
     w.map32_lanes(dst, s, Ty::F32, fma32_lane)
 }
 
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn fma32_group_hw(waves: &mut [Wave], dst: Dst, s: [Src; 3]) -> bool {
+    Wave::map32_group_lanes(waves, dst, s, Ty::F32, fma32_lane)
+}
+
+/// [`fma32_map`] for the waves of a work-group in lockstep, all at once
+/// ([`Wave::map32_group`]); false, having changed nothing, where that
+/// does not apply.
+#[inline]
+pub(crate) fn fma32_group(waves: &mut [Wave], dst: Dst, s: [Src; 3]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if has_fma() {
+        // SAFETY: the CPU has the FMA instructions (checked just now).
+        return unsafe { fma32_group_hw(waves, dst, s) };
+    }
+    Wave::map32_group(waves, dst, s, Ty::F32, fma32_lane)
+}
+
 /// `dst = a * b + c` (f32 bits, one rounding) in the lanes EXEC enables,
 /// written in place ([`Wave::map32`]), a chunk of lanes per host vector.
 #[inline]

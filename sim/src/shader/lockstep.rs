@@ -50,6 +50,13 @@ use super::shape::Affine;
 use super::wave::{LANES, Wave};
 use super::{Ctx, Exec, Flow};
 
+/// A handler for every wave of a group in lockstep at once, for an
+/// operation whose ordinary handler maps lanes: the same result in each
+/// wave as that handler's run on the wave alone, with the setup (operand
+/// checks, scalar operands) done once. False, having changed nothing,
+/// when it does not apply (then each wave runs the ordinary handler).
+pub(crate) type GroupFn = fn(&mut [Wave], &Inst) -> bool;
+
 /// How an instruction runs in lockstep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -237,6 +244,12 @@ pub(crate) fn run_lanes(waves: &mut [Wave], i: &Inst, ctx: &mut Ctx<'_>) -> Resu
         }
         TouchVgprs::None | TouchVgprs::All => return Ok(false),
     }
+    if i.group.is_some_and(|g| g(waves, i)) {
+        if let Some(leader) = waves.first_mut() {
+            leader.untag_low(whole);
+        }
+        return Ok(true);
+    }
     let Some((leader, rest)) = waves.split_first_mut() else {
         return Ok(false);
     };
@@ -272,3 +285,6 @@ pub(crate) fn split(waves: &mut [Wave], index: usize) {
         w.follow(leader, (k as u32 + 1) * LANES as u32);
     }
 }
+
+#[cfg(test)]
+mod tests;

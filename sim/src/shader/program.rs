@@ -267,6 +267,9 @@ pub(crate) struct Inst {
     pub fused: Option<FusedFn>,
     /// How it runs while a work-group is in lockstep.
     pub lockstep: super::lockstep::Kind,
+    /// Its handler for every wave of a group in lockstep at once, when it
+    /// has one ([`super::lockstep::GroupFn`]).
+    pub group: Option<super::lockstep::GroupFn>,
     /// The VGPRs `exec` may access.
     pub touch: TouchVgprs,
     /// Those of `touch` it overwrites whole and does not read (one bit
@@ -530,6 +533,7 @@ impl Program {
             shaped: None,
             fused: None,
             lockstep: super::lockstep::Kind::Split,
+            group: None,
             touch: TouchVgprs::of(&i, r.accum_offset),
             whole: written_whole(&i, r.accum_offset),
             pc,
@@ -648,6 +652,10 @@ impl Program {
         if let Ok(d) = &*inst.decoded {
             inst.shaped = super::shape::handler(&inst, d.encoding());
             inst.lockstep = super::lockstep::kind(&inst, d.encoding());
+            // SDWA and DPP forms run through their wrappers.
+            if matches!(d.encoding(), Encoding::Vop2 | Encoding::Vop3) {
+                inst.group = super::vf32::group(inst.op);
+            }
         }
         inst
     }
@@ -683,6 +691,7 @@ fn undecodable(pc: u64, e: isa::DecodeError) -> Inst {
         shaped: None,
         fused: None,
         lockstep: super::lockstep::Kind::Split,
+        group: None,
         touch: TouchVgprs::None,
         whole: 0,
         pc,

@@ -218,6 +218,56 @@ enum C {
     Dst,
 }
 
+/// The handler for the waves of a work-group in lockstep, all at once
+/// ([`super::lockstep::GroupFn`]), of the f32 operations whose ordinary
+/// handler is one lane map when no modifier or denormal flushing applies
+/// (`vf2`'s and `fma`'s fast paths): the same map over each wave's lanes.
+pub(crate) fn group(op: Opcode) -> Option<super::lockstep::GroupFn> {
+    fn g(x: super::lockstep::GroupFn) -> Option<super::lockstep::GroupFn> {
+        Some(x)
+    }
+    match op {
+        V_ADD_F32 => g(|ws, i| vf2_group(ws, i, |a, b| a + b)),
+        V_SUB_F32 => g(|ws, i| vf2_group(ws, i, |a, b| a - b)),
+        V_SUBREV_F32 => g(|ws, i| vf2_group(ws, i, |a, b| b - a)),
+        V_MUL_F32 => g(|ws, i| vf2_group(ws, i, |a, b| a * b)),
+        V_FMA_F32 => g(|ws, i| fma_group(ws, i, C::Src2)),
+        V_FMAC_F32 => g(|ws, i| fma_group(ws, i, C::Dst)),
+        _ => None,
+    }
+}
+
+/// Whether the group's f32 operations run as plain host arithmetic: no
+/// modifiers, no denormal flushing (the group shares its MODE).
+#[inline]
+fn plain_in(waves: &[Wave], i: &Inst) -> bool {
+    waves.first().is_some_and(|w| {
+        let env = Env::f32(w);
+        plain(i) && !env.flush_in && !env.flush_out
+    })
+}
+
+#[inline]
+fn vf2_group(waves: &mut [Wave], i: &Inst, op: impl Fn(f32, f32) -> f32) -> bool {
+    plain_in(waves, i)
+        && Wave::map32_group(waves, i.vdst, [i.src[0], i.src[1]], Ty::F32, |[a, b]| {
+            op(f32::from_bits(a), f32::from_bits(b)).to_bits()
+        })
+}
+
+#[inline]
+fn fma_group(waves: &mut [Wave], i: &Inst, c: C) -> bool {
+    if !plain_in(waves, i) {
+        return false;
+    }
+    let c = match (c, i.vdst) {
+        (C::Src2, _) => i.src[2],
+        (C::Dst, super::program::Dst::V(r)) => Src::V(r),
+        (C::Dst, _) => return false,
+    };
+    super::hostfp::fma32_group(waves, i.vdst, [i.src[0], i.src[1], c])
+}
+
 /// `v_madmk_f32` (`s0 * K + s1`) and `v_madak_f32` (`s0 * s1 + K`), and
 /// the fused `v_fmamk`/`v_fmaak`.
 fn vk(w: &mut Wave, i: &Inst, env: Env, k_mul: bool, op: impl Fn(f32, f32, f32) -> f32) -> Exec {

@@ -660,6 +660,93 @@ impl Wave {
         Ok(())
     }
 
+    /// [`Wave::map32`] for the waves of a work-group in lockstep
+    /// ([`super::lockstep`]), all at once: the operands are resolved once
+    /// from the group's scalar file (the first wave's), then each wave's
+    /// `dst` gets `op` of its own lanes. Only with EXEC full (the group's
+    /// EXEC is the first wave's), VGPR operands inside every wave's file
+    /// and a VGPR destination; false, having changed nothing, otherwise.
+    #[inline(always)]
+    pub fn map32_group<const N: usize>(
+        waves: &mut [Wave],
+        dst: Dst,
+        srcs: [Src; N],
+        ty: Ty,
+        op: impl Fn([u32; N]) -> u32,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if super::hostfp::has_avx2() {
+            // SAFETY: the CPU has AVX2 (checked just now).
+            return unsafe { Self::map32_group_avx2(waves, dst, srcs, ty, op) };
+        }
+        Self::map32_group_lanes(waves, dst, srcs, ty, op)
+    }
+
+    /// [`Wave::map32_group`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn map32_group_avx2<const N: usize>(
+        waves: &mut [Wave],
+        dst: Dst,
+        srcs: [Src; N],
+        ty: Ty,
+        op: impl Fn([u32; N]) -> u32,
+    ) -> bool {
+        Self::map32_group_lanes(waves, dst, srcs, ty, op)
+    }
+
+    /// [`Wave::map32_group`]'s body, for a caller compiled for the host's
+    /// vector extensions already (it inlines here).
+    #[inline(always)]
+    pub fn map32_group_lanes<const N: usize>(
+        waves: &mut [Wave],
+        dst: Dst,
+        srcs: [Src; N],
+        ty: Ty,
+        op: impl Fn([u32; N]) -> u32,
+    ) -> bool {
+        let Some(first) = waves.first() else {
+            return false;
+        };
+        let file = first.v.len();
+        let Dst::V(d) = dst else { return false };
+        let d = usize::from(d);
+        if first.exec() != u64::MAX || d >= file || waves.iter().any(|w| w.v.len() != file) {
+            return false;
+        }
+        // Each operand: a VGPR of every wave, or one value for all.
+        let mut reg = [usize::MAX; N];
+        let mut splat = [[0u32; LANES]; N];
+        for (k, &src) in srcs.iter().enumerate() {
+            match src {
+                Src::V(r) if usize::from(r) < file => reg[k] = usize::from(r),
+                Src::V(_) | Src::Staged(_) | Src::None => return false,
+                other => splat[k] = [first.scalar32(other, ty); LANES],
+            }
+        }
+        for w in waves.iter_mut() {
+            let src: [&Lanes; N] = std::array::from_fn(|k| {
+                if reg[k] == usize::MAX {
+                    &splat[k]
+                } else {
+                    &w.v[reg[k]]
+                }
+            });
+            // Into a local (no source aliases it: the loop vectorises),
+            // then one store.
+            let mut t = [0u32; LANES];
+            for l in 0..LANES {
+                let mut lane = [0u32; N];
+                for k in 0..N {
+                    lane[k] = src[k][l];
+                }
+                t[l] = op(lane);
+            }
+            w.v[d] = t;
+        }
+        true
+    }
+
     /// A source as 64 bits per lane (a VGPR pair or a 64-bit scalar).
     #[inline]
     pub fn read64(&self, src: Src, ty: Ty) -> Result<[u64; LANES], Fault> {
