@@ -131,18 +131,13 @@ fn worker(shared: &Shared<'_>) {
     let mut counts = shared.counts.as_ref().map(|_| coverage::counts());
     let mut blocks = Blocks::new();
     let mut resident = Residency::default();
-    loop {
-        if shared.stopped() {
-            break;
-        }
-        let n = shared.next.fetch_add(1, Ordering::Relaxed);
-        if n >= total {
-            break;
-        }
+    // Whether `resident` holds the slots of the group this worker ran
+    // last: they are given back when it takes the next group, under the
+    // same lock (one critical section a group for the workers to share).
+    let mut held = false;
+    let mut in_lockstep = 0u64;
+    while let Some(n) = claim(shared, total, &mut resident, &mut held) {
         let id = launch.group_id(n);
-        if !make_resident(shared, id, &mut resident) {
-            break;
-        }
         let r = run_group(
             shared,
             id,
@@ -152,17 +147,11 @@ fn worker(shared: &Shared<'_>) {
             &tlb,
             counts.as_mut(),
             &mut blocks,
+            &mut in_lockstep,
         );
         // Translations replaced while the group ran may go now.
         tlb.release();
-        let waiting = {
-            let mut occ = lock(&shared.occupancy);
-            occ.release(&resident);
-            occ.waiting > 0
-        };
-        if waiting {
-            shared.freed.notify_all();
-        }
+        held = true;
         if let Err(f) = r {
             let mut slot = lock(&shared.fault);
             if slot.is_none() {
@@ -170,41 +159,65 @@ fn worker(shared: &Shared<'_>) {
             }
             drop(slot);
             shared.stop.store(true, Ordering::Relaxed);
-            // Waiters look at `stop` under the occupancy lock.
-            drop(lock(&shared.occupancy));
-            shared.freed.notify_all();
             break;
         }
+    }
+    if held {
+        lock(&shared.occupancy).release(&resident);
+    }
+    // Waiters look at `stop` and the slots under the occupancy lock, taken
+    // (and so released) just now when this worker held slots; taken here
+    // when it did not, so that none misses the wakeup.
+    drop(lock(&shared.occupancy));
+    shared.freed.notify_all();
+    if let Some(n) = shared.lockstep_groups {
+        n.fetch_add(in_lockstep, Ordering::Relaxed);
     }
     if let (Some(mine), Some(all)) = (&counts, &shared.counts) {
         coverage::merge(&mut all.lock().unwrap_or_else(|e| e.into_inner()), mine);
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Waits until work-group `id` is resident on a CU (its slots in `r`);
-/// false if the dispatch stopped first.
-fn make_resident(shared: &Shared<'_>, id: [u32; 3], r: &mut Residency) -> bool {
+/// Under one hold of the occupancy lock: gives back the slots of the
+/// worker's last group (`held`), takes the dispatch's next work-group and
+/// waits until it is resident on a CU (its slots in `r`). The group's
+/// index in the launch, or `None` when none is left or the dispatch
+/// stopped.
+fn claim(shared: &Shared<'_>, total: u64, r: &mut Residency, held: &mut bool) -> Option<u64> {
+    let mut occ = lock(&shared.occupancy);
+    if std::mem::take(held) {
+        occ.release(r);
+        if occ.waiting > 0 {
+            shared.freed.notify_all();
+        }
+    }
+    if shared.stopped() {
+        return None;
+    }
+    let n = shared.next.fetch_add(1, Ordering::Relaxed);
+    if n >= total {
+        return None;
+    }
     let launch = shared.launch;
-    let size = launch.group_size(id);
+    let size = launch.group_size(launch.group_id(n));
     let items = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]);
     let waves = items.div_ceil(LANES as u64) as u32;
     let lds = u32::try_from(launch.lds_bytes).unwrap_or(u32::MAX);
-    let mut occ = lock(&shared.occupancy);
     loop {
         if shared.stopped() {
-            return false;
+            return None;
         }
         if occ.place(waves, lds, r) {
-            return true;
+            return Some(n);
         }
         occ.waiting += 1;
         occ = shared.freed.wait(occ).unwrap_or_else(|e| e.into_inner());
         occ.waiting -= 1;
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn setup_fault(f: ShaderFault) -> Fault {
@@ -226,6 +239,7 @@ fn run_group(
     tlb: &Tlb<'_>,
     counts: Option<&mut Counts>,
     blocks: &mut Blocks,
+    in_lockstep_count: &mut u64,
 ) -> Result<(), Fault> {
     let launch = shared.launch;
     let size = launch.group_size(id);
@@ -285,9 +299,7 @@ fn run_group(
     };
     let waves = &mut waves[..count as usize];
     if in_lockstep {
-        if let Some(n) = shared.lockstep_groups {
-            n.fetch_add(1, Ordering::Relaxed);
-        }
+        *in_lockstep_count += 1;
         let ended = if ctx.counts.is_some() {
             run_lockstep::<true>(waves, &mut ctx, shared, blocks)?
         } else {

@@ -714,47 +714,35 @@ impl Wave {
         if first.exec() != u64::MAX || d >= file || waves.iter().any(|w| w.v.len() != file) {
             return false;
         }
-        // Each operand: a VGPR of every wave, or one value for all (in the
-        // first wave's scratch arrays, as `map32` keeps it).
+        // Each operand: a VGPR of every wave, or one value for all.
         let mut reg = [usize::MAX; N];
+        let mut splat = [[0u32; LANES]; N];
         for (k, &src) in srcs.iter().enumerate() {
             match src {
                 Src::V(r) if usize::from(r) < file => reg[k] = usize::from(r),
                 Src::V(_) | Src::Staged(_) | Src::None => return false,
-                _ => {}
+                other => splat[k] = [first.scalar32(other, ty); LANES],
             }
         }
-        if let Some(first) = waves.first_mut() {
-            for (k, &src) in srcs.iter().enumerate() {
+        for w in waves.iter_mut() {
+            let src: [&Lanes; N] = std::array::from_fn(|k| {
                 if reg[k] == usize::MAX {
-                    let x = first.scalar32(src, ty);
-                    first.splat[k] = [x; LANES];
+                    &splat[k]
+                } else {
+                    &w.v[reg[k]]
                 }
+            });
+            // Into a local (no source aliases it: the loop vectorises),
+            // then one store.
+            let mut t = [0u32; LANES];
+            for l in 0..LANES {
+                let mut lane = [0u32; N];
+                for k in 0..N {
+                    lane[k] = src[k][l];
+                }
+                t[l] = op(lane);
             }
-        }
-        for j in 0..waves.len() {
-            let t = {
-                let (first, w) = (&waves[0], &waves[j]);
-                let src: [&Lanes; N] = std::array::from_fn(|k| {
-                    if reg[k] == usize::MAX {
-                        &first.splat[k]
-                    } else {
-                        &w.v[reg[k]]
-                    }
-                });
-                // Into a local (no source aliases it: the loop
-                // vectorises), then one store.
-                let mut t = [0u32; LANES];
-                for l in 0..LANES {
-                    let mut lane = [0u32; N];
-                    for k in 0..N {
-                        lane[k] = src[k][l];
-                    }
-                    t[l] = op(lane);
-                }
-                t
-            };
-            waves[j].v[d] = t;
+            w.v[d] = t;
         }
         true
     }
