@@ -62,6 +62,9 @@ pub(crate) struct Occupancy {
     scratch_used: bool,
     /// Work-groups waiting for room (the scheduler wakes them only then).
     pub(crate) waiting: usize,
+    /// The dispatch's next work-group to take (the scheduler's: kept
+    /// under the same lock as the slots, which every take holds anyway).
+    pub(crate) next_group: u64,
 }
 
 const fn all_waves() -> u16 {
@@ -98,6 +101,7 @@ impl Occupancy {
             scratch_free_count: slots,
             scratch_used: scratch_slots.is_some(),
             waiting: 0,
+            next_group: 0,
         }
     }
 

@@ -39,7 +39,6 @@ struct Shared<'a> {
     interrupt: Option<WaveInterrupt<'a>>,
     /// Set from outside when the queue is unmapped.
     preempt: Option<&'a AtomicBool>,
-    next: AtomicU64,
     /// Set by the first fault; [`Shared::stopped`] also sees `preempt`.
     stop: AtomicBool,
     fault: Mutex<Option<Fault>>,
@@ -95,7 +94,6 @@ pub(crate) fn run(
         clock_origin,
         interrupt,
         preempt,
-        next: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         fault: Mutex::new(None),
         occupancy: Mutex::new(occupancy),
@@ -194,10 +192,11 @@ fn claim(shared: &Shared<'_>, total: u64, r: &mut Residency, held: &mut bool) ->
     if shared.stopped() {
         return None;
     }
-    let n = shared.next.fetch_add(1, Ordering::Relaxed);
+    let n = occ.next_group;
     if n >= total {
         return None;
     }
+    occ.next_group += 1;
     let launch = shared.launch;
     let size = launch.group_size(launch.group_id(n));
     let items = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]);
