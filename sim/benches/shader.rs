@@ -18,10 +18,12 @@
 //! and use every CPU.
 //!
 //! The kernels are OpenCL C built by clang-19 (sim/tests/kernels/src/bench.cl,
-//! sim/tests/kernels/build.sh). The client waits for each dispatch by
-//! polling its completion signal every 200 µs (not spinning: the
-//! interpreted side's threads are the sim's workers alone; the time
-//! includes up to one poll interval). Rounds alternate the two sides; the median
+//! sim/tests/kernels/build.sh). The client waits for each dispatch as an
+//! HSA client's blocking wait on an interrupt signal does: the completion
+//! signal names a KFD event, which the CP raises, and the client sleeps in
+//! `AMDKFD_IOC_WAIT_EVENTS` (the interpreted side's threads are the sim's
+//! workers alone; a client that polled every 200 µs took a tenth of two
+//! busy cores). Rounds alternate the two sides; the median
 //! round of each is reported, and beside the ratio of the two medians the
 //! median of the rounds' own ratios (the sides of a round run back to back:
 //! a slow spell of the machine that spans both cancels), with the load
@@ -102,6 +104,8 @@ struct Bench {
     c: Client,
     q: Queue,
     co: CodeObject,
+    /// The event the dispatches' completion signals raise.
+    ev: CompletionEvent,
 }
 
 impl Bench {
@@ -109,7 +113,8 @@ impl Bench {
         let c = Client::with(SimBuilder::new().workers(workers).build());
         let q = Queue::new(&c, 0);
         let co = c.load(BENCH_CO);
-        Self { c, q, co }
+        let ev = CompletionEvent::new(&c);
+        Self { c, q, co, ev }
     }
 
     /// Runs `kernel` over `n` work-items (work-groups of 256); its time.
@@ -117,7 +122,14 @@ impl Bench {
         let k = &self.co.kernels[kernel];
         let grid = (n as u32).next_multiple_of(256);
         let t = Instant::now();
-        let out = dispatch_polling(&self.c, &self.q, k, args, Geometry::linear(grid, 256));
+        let out = dispatch_on_event(
+            &self.c,
+            &self.q,
+            k,
+            args,
+            Geometry::linear(grid, 256),
+            &self.ev,
+        );
         let dt = t.elapsed();
         assert!(matches!(out, Outcome::Done), "{kernel}: {out:?}");
         dt

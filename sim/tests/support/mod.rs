@@ -874,29 +874,67 @@ pub fn dispatch_in(
     dispatch_with(c, q, k, &kernarg, g, &mem.karg, &mem.sig)
 }
 
-/// [`dispatch`] for long dispatches: the wait polls the completion signal
-/// every 200 µs instead of spinning, so the client does not compete with
-/// the sim's worker threads for a core (the shader bench).
-pub fn dispatch_polling(
+/// A KFD signal event that a completion signal names (ROCr's interrupt
+/// signals: `event_mailbox_ptr` and `event_id` of `amd_signal_t`), so
+/// that the CP raises it when the signal completes and a waiter sleeps in
+/// `AMDKFD_IOC_WAIT_EVENTS` until then.
+pub struct CompletionEvent {
+    /// The event's id.
+    pub id: u32,
+    /// Its slot in the event page: the signal's `event_mailbox_ptr`.
+    pub mailbox: u64,
+    /// The event page (dGPU style: a buffer of the client's, given to its
+    /// first event).
+    _page: Buffer,
+}
+
+impl CompletionEvent {
+    /// The client's first event, auto-reset.
+    pub fn new(c: &Client) -> Self {
+        let page = c.buffer(kfd::EVENT_PAGE_SIZE);
+        let ev = c
+            .kfd
+            .create_event(&kfd::EventDesc {
+                event_type: EventType::Signal,
+                auto_reset: true,
+                node_id: 0,
+                event_page_handle: Some(page.handle),
+            })
+            .expect("AMDKFD_IOC_CREATE_EVENT");
+        Self {
+            id: ev.event_id,
+            mailbox: page.va + u64::from(ev.event_slot_index) * 8,
+            _page: page,
+        }
+    }
+}
+
+/// [`dispatch`] whose wait sleeps on `ev` (checking the signal and the
+/// queue's error between waits of at most 100 ms), as an HSA client's
+/// blocking wait on an interrupt signal does: the waiting thread takes no
+/// CPU while the sim's workers run (the shader bench: a client that woke
+/// every 200 µs cost two workers on two cores a tenth of their time).
+pub fn dispatch_on_event(
     c: &Client,
     q: &Queue,
     k: &KernelInfo,
     args: &[Arg],
     g: Geometry,
+    ev: &CompletionEvent,
 ) -> Outcome {
     let kernarg = kernargs(k, args, g, q);
     let karg = c.buffer(kernarg.len());
     let sig = c.buffer(4096);
-    dispatch_wait(
-        c,
-        q,
-        k,
-        &kernarg,
-        g,
-        &karg,
-        &sig,
-        Some(Duration::from_micros(200)),
-    )
+    dispatch_wait(c, q, k, &kernarg, g, &karg, &sig, Wait::Event(ev))
+}
+
+/// How [`dispatch_wait`] waits for the completion signal.
+#[derive(Clone, Copy)]
+enum Wait<'a> {
+    /// Spinning, yielding the CPU between looks.
+    Spin,
+    /// Sleeping on the event the signal names.
+    Event(&'a CompletionEvent),
 }
 
 fn dispatch_with(
@@ -908,7 +946,7 @@ fn dispatch_with(
     karg: &Buffer,
     sig: &Buffer,
 ) -> Outcome {
-    dispatch_wait(c, q, k, kernarg, g, karg, sig, None)
+    dispatch_wait(c, q, k, kernarg, g, karg, sig, Wait::Spin)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -920,11 +958,15 @@ fn dispatch_wait(
     g: Geometry,
     karg: &Buffer,
     sig: &Buffer,
-    poll: Option<Duration>,
+    wait: Wait<'_>,
 ) -> Outcome {
     karg.write(0, kernarg);
-    // amd_signal_t: kind 1 (user), value 1; queue_inactive_signal 0.
-    sig.write_u64s(0, &[1, 1]);
+    // amd_signal_t: kind 1 (user), value 1, the event's mailbox and id if
+    // any; queue_inactive_signal 0.
+    sig.write_u64s(0, &[1, 1, 0, 0]);
+    if let Wait::Event(ev) = wait {
+        sig.write_u64s(16, &[ev.mailbox, u64::from(ev.id)]);
+    }
     sig.write_u64s(128, &[1, 0]);
     q.amd.write_u64s(192, &[sig.va + 128]);
     let mut p = KernelDispatchPacket::new(k.kernel_object, karg.va, g.grid, g.workgroup);
@@ -952,9 +994,16 @@ fn dispatch_wait(
             t.elapsed() < Duration::from_secs(120),
             "dispatch never completed"
         );
-        match poll {
-            Some(d) => std::thread::sleep(d),
-            None => std::thread::yield_now(),
+        match wait {
+            Wait::Spin => std::thread::yield_now(),
+            Wait::Event(ev) => {
+                // Auto-reset: a completion between the look above and
+                // this wait leaves the event set, and the wait returns.
+                let mut data = [raw::EventData::new(ev.id)];
+                c.kfd
+                    .wait_events(&mut data, false, 100)
+                    .expect("AMDKFD_IOC_WAIT_EVENTS");
+            }
         }
     }
 }
