@@ -9,7 +9,9 @@
 //!   one), which is one chain at a time and so bound by the FMA latency;
 //!   (b') the same against a native loop that runs 64 elements side by
 //!   side (vectorised with AVX2), the stronger alternative;
-//! - (c) the compute-bound kernel on 2 worker threads vs 1.
+//! - (c) the compute-bound kernel on 2 worker threads vs 1; beside it,
+//!   (c') the native vectorised loop on 2 threads vs 1 right after each
+//!   pair: what the machine itself gives two threads at that moment.
 //!
 //! (a) and (b) run both sides on one CPU: the bench pins its thread, and
 //! so the threads of the device it then makes, to one CPU
@@ -244,6 +246,45 @@ fn native_fma256_wide(x: &mut [f32], a: f32, b: f32) {
     fma256_wide_loop(x, a, b)
 }
 
+/// The machine's own scaling, printed beside (c): the native vectorised
+/// loop over `x` (four passes) on 2 threads, a half each, vs 1 thread;
+/// the threads may use every CPU in `cpus` (the bench's own thread is
+/// pinned). Each side's time includes starting its threads.
+fn native_scaling(x: &mut [f32], a: f32, b: f32, cpus: Option<&rustix::thread::CpuSet>) -> f64 {
+    let free = || {
+        if let Some(set) = cpus {
+            let _ = rustix::thread::sched_setaffinity(None, set);
+        }
+    };
+    let passes = |x: &mut [f32]| {
+        for _ in 0..4 {
+            native_fma256_wide(x, a, b);
+        }
+    };
+    let one = time(|| {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                free();
+                passes(x)
+            });
+        })
+    });
+    let (l, r) = x.split_at_mut(x.len() / 2);
+    let two = time(|| {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                free();
+                passes(l)
+            });
+            s.spawn(|| {
+                free();
+                passes(r)
+            });
+        })
+    });
+    one.as_secs_f64() / two.as_secs_f64()
+}
+
 fn time(f: impl FnOnce()) -> Duration {
     let t = Instant::now();
     f();
@@ -285,6 +326,7 @@ fn main() {
     // every CPU. The single-thread figures' device is made after it.
     let one_c = Bench::new(1);
     let two = Bench::new(2);
+    let all_cpus = rustix::thread::sched_getaffinity(None).ok();
     let pinned = pin_to_one_cpu();
     let one = Bench::new(1);
     let a = inputs(n, 1);
@@ -306,6 +348,9 @@ fn main() {
     let mut fma_b = vec![];
     // (c): each back-to-back pair's 1-worker / 2-worker time.
     let mut pairs: Vec<f64> = vec![];
+    // (c'): the native loop's 2-thread / 1-thread scaling after each pair.
+    let mut native_pairs: Vec<f64> = vec![];
+    let mut scratch = a[..n_fma].to_vec();
     for _ in 0..rounds {
         if !only_c {
             // (a) vector add.
@@ -372,6 +417,7 @@ fn main() {
             fma.push(pair[0]);
             fma2.push(pair[1]);
             pairs.push(pair[0].as_secs_f64() / pair[1].as_secs_f64());
+            native_pairs.push(native_scaling(&mut scratch, fa, fb, all_cpus.as_ref()));
         }
     }
     if !measure {
@@ -464,6 +510,13 @@ fn main() {
     );
     let ratios: Vec<String> = pairs.iter().map(|r| format!("{r:.2}")).collect();
     println!("  pairs' ratios, sorted: {}", ratios.join(" "));
+    native_pairs.sort_by(f64::total_cmp);
+    println!(
+        "(c') the machine's own: the native vectorised loop on 2 threads vs 1, after each pair: \
+         {:.2}x (median of {})",
+        native_pairs[native_pairs.len() / 2],
+        native_pairs.len()
+    );
     if only_c {
         spread(&fma);
         spread(&fma2);
