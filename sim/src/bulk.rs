@@ -23,6 +23,47 @@ use std::sync::atomic::{AtomicU32, Ordering};
 #[cfg(target_arch = "x86_64")]
 const BLOCK: usize = 64;
 
+/// Copies `blocks` blocks of [`BLOCK`] bytes from `src` to `dst`, 16
+/// bytes a move (`movdqu`), in an `asm!` block: the accesses are the
+/// hardware's, outside Rust's memory model.
+///
+/// # Safety
+///
+/// `src` is readable and `dst` writable for `blocks * BLOCK` bytes, and
+/// nothing Rust holds a reference to (other than through atomics or
+/// `UnsafeCell`) overlaps `dst`; `blocks` is not zero.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+unsafe fn sse2_copy(src: *const u32, dst: *mut u32, blocks: usize) {
+    // SAFETY: the caller's contract; the block uses no stack and changes
+    // nothing but the named registers and the flags.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "movdqu {a}, xmmword ptr [{s}]",
+            "movdqu {b}, xmmword ptr [{s} + 16]",
+            "movdqu {c}, xmmword ptr [{s} + 32]",
+            "movdqu {d}, xmmword ptr [{s} + 48]",
+            "movdqu xmmword ptr [{t}], {a}",
+            "movdqu xmmword ptr [{t} + 16], {b}",
+            "movdqu xmmword ptr [{t} + 32], {c}",
+            "movdqu xmmword ptr [{t} + 48], {d}",
+            "add {s}, 64",
+            "add {t}, 64",
+            "dec {n}",
+            "jnz 2b",
+            s = inout(reg) src => _,
+            t = inout(reg) dst => _,
+            n = inout(reg) blocks => _,
+            a = out(xmm_reg) _,
+            b = out(xmm_reg) _,
+            c = out(xmm_reg) _,
+            d = out(xmm_reg) _,
+            options(nostack),
+        );
+    }
+}
+
 /// Copies `src` (shared memory) into `dst`, `min(src.len(), dst.len())`
 /// dwords, each read once.
 #[inline]
@@ -34,37 +75,11 @@ pub fn load_u32s(src: &[AtomicU32], dst: &mut [u32]) {
     {
         let blocks = n * 4 / BLOCK;
         if blocks != 0 {
-            // SAFETY: `src` holds `blocks * BLOCK` readable bytes and
-            // `dst` as many writable, private bytes (both `n` dwords or
-            // more); the block reads shared memory only through the
-            // hardware's loads (no Rust access races), writes `dst`
-            // through its unique borrow, uses no stack and leaves nothing
-            // else changed but the named registers and the flags.
-            unsafe {
-                core::arch::asm!(
-                    "2:",
-                    "movdqu {a}, xmmword ptr [{s}]",
-                    "movdqu {b}, xmmword ptr [{s} + 16]",
-                    "movdqu {c}, xmmword ptr [{s} + 32]",
-                    "movdqu {d}, xmmword ptr [{s} + 48]",
-                    "movdqu xmmword ptr [{t}], {a}",
-                    "movdqu xmmword ptr [{t} + 16], {b}",
-                    "movdqu xmmword ptr [{t} + 32], {c}",
-                    "movdqu xmmword ptr [{t} + 48], {d}",
-                    "add {s}, 64",
-                    "add {t}, 64",
-                    "dec {n}",
-                    "jnz 2b",
-                    s = inout(reg) src.as_ptr() => _,
-                    t = inout(reg) dst.as_mut_ptr() => _,
-                    n = inout(reg) blocks => _,
-                    a = out(xmm_reg) _,
-                    b = out(xmm_reg) _,
-                    c = out(xmm_reg) _,
-                    d = out(xmm_reg) _,
-                    options(nostack),
-                );
-            }
+            // SAFETY: `src` holds `blocks * BLOCK` readable bytes (its
+            // cells are read by the hardware's loads: no Rust access
+            // races) and `dst` as many writable bytes under its unique
+            // borrow (both are `n` dwords or more).
+            unsafe { sse2_copy(src.as_ptr().cast(), dst.as_mut_ptr(), blocks) };
             done = blocks * BLOCK / 4;
         }
     }
@@ -84,36 +99,11 @@ pub fn store_u32s(src: &[u32], dst: &[AtomicU32]) {
     {
         let blocks = n * 4 / BLOCK;
         if blocks != 0 {
-            // SAFETY: `dst` holds `blocks * BLOCK` bytes of shared memory
-            // that an `AtomicU32` slice lets any thread write (its cells
-            // are interior-mutable), written here only through the
-            // hardware's stores; `src` as many readable bytes. No stack;
-            // nothing else changed but the named registers and the flags.
-            unsafe {
-                core::arch::asm!(
-                    "2:",
-                    "movdqu {a}, xmmword ptr [{s}]",
-                    "movdqu {b}, xmmword ptr [{s} + 16]",
-                    "movdqu {c}, xmmword ptr [{s} + 32]",
-                    "movdqu {d}, xmmword ptr [{s} + 48]",
-                    "movdqu xmmword ptr [{t}], {a}",
-                    "movdqu xmmword ptr [{t} + 16], {b}",
-                    "movdqu xmmword ptr [{t} + 32], {c}",
-                    "movdqu xmmword ptr [{t} + 48], {d}",
-                    "add {s}, 64",
-                    "add {t}, 64",
-                    "dec {n}",
-                    "jnz 2b",
-                    s = inout(reg) src.as_ptr() => _,
-                    t = inout(reg) dst.as_ptr() => _,
-                    n = inout(reg) blocks => _,
-                    a = out(xmm_reg) _,
-                    b = out(xmm_reg) _,
-                    c = out(xmm_reg) _,
-                    d = out(xmm_reg) _,
-                    options(nostack),
-                );
-            }
+            // SAFETY: `dst` holds `blocks * BLOCK` bytes of `AtomicU32`
+            // cells, which any thread may write (interior mutability),
+            // written here by the hardware's stores; `src` as many
+            // readable bytes.
+            unsafe { sse2_copy(src.as_ptr(), dst.as_ptr().cast_mut().cast(), blocks) };
             done = blocks * BLOCK / 4;
         }
     }

@@ -44,6 +44,8 @@ mod setup;
 mod shape;
 mod smem;
 mod tbuf;
+#[cfg(test)]
+mod testing;
 mod tlb;
 mod vcmp;
 mod vf16;

@@ -607,14 +607,7 @@ impl Wave {
             // alias, so it vectorises), then one 256-byte store.
             // SAFETY: the sources are live `[u32; LANES]` arrays (as below).
             let src: [&Lanes; N] = std::array::from_fn(|k| unsafe { &*p[k].cast::<Lanes>() });
-            let mut t = [0u32; LANES];
-            for l in 0..LANES {
-                let mut lane = [0u32; N];
-                for k in 0..N {
-                    lane[k] = src[k][l];
-                }
-                t[l] = op(lane);
-            }
+            let t = map_lanes(src, &op);
             // SAFETY: `dst` is a live VGPR of the file; the shared
             // references to the sources are dead.
             unsafe { dst.write(t) };
@@ -734,15 +727,7 @@ impl Wave {
             });
             // Into a local (no source aliases it: the loop vectorises),
             // then one store.
-            let mut t = [0u32; LANES];
-            for l in 0..LANES {
-                let mut lane = [0u32; N];
-                for k in 0..N {
-                    lane[k] = src[k][l];
-                }
-                t[l] = op(lane);
-            }
-            w.v[d] = t;
+            w.v[d] = map_lanes(src, &op);
         }
         true
     }
@@ -849,6 +834,21 @@ impl Wave {
         let v = mask & self.exec();
         self.write_s64(dst, v);
     }
+}
+
+/// `op` of each lane of `src`, into a new array (which no source can
+/// alias: the loop vectorises).
+#[inline(always)]
+fn map_lanes<const N: usize>(src: [&Lanes; N], op: &impl Fn([u32; N]) -> u32) -> Lanes {
+    let mut t = [0u32; LANES];
+    for l in 0..LANES {
+        let mut lane = [0u32; N];
+        for k in 0..N {
+            lane[k] = src[k][l];
+        }
+        t[l] = op(lane);
+    }
+    t
 }
 
 /// The bits of an inline float constant for an operand of type `ty`.

@@ -7,18 +7,10 @@
 //! nothing. Encodings from `llvm-mc-19 -triple=amdgcn-amd-amdhsa
 //! -mcpu=gfx90a --show-encoding`.
 
-use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
-use std::time::Instant;
-
-use isa::{Decoder, Processor};
-
-use super::super::program::{EXEC, Inst, Program};
-use super::super::setup::Launch;
-use super::super::tlb::Tlb;
+use super::super::Flow;
+use super::super::program::EXEC;
+use super::super::testing::{Rng, decode, in_context};
 use super::super::wave::{LANES, Wave};
-use super::super::{Ctx, Flow};
-use crate::memory::GpuMemory;
 
 /// (text, encoding, whether the group handler applies in the IEEE modes
 /// without flushing).
@@ -74,21 +66,7 @@ const CASES: &[(&str, &[u8], bool)] = &[
     ),
 ];
 
-/// xorshift64*.
-struct Rng(u64);
-
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
     /// f32 bits: edge values, small magnitudes, anything.
     fn f32(&mut self) -> u32 {
         const EDGES: [u32; 12] = [
@@ -111,19 +89,6 @@ impl Rng {
             _ => self.next() as u32,
         }
     }
-}
-
-fn decode(bytes: &[u8]) -> Inst {
-    let launch = Launch::for_tests();
-    let program = Program::new(
-        Decoder::new(Processor::Gfx90a),
-        launch.resolve,
-        Arc::new(AtomicU64::new(0)),
-    );
-    let i = Decoder::new(Processor::Gfx90a)
-        .decode(bytes)
-        .expect("llvm-mc's encoding decodes");
-    program.lower(0, i)
 }
 
 /// A group of `k` waves of 8 VGPRs with random lanes, one scalar file,
@@ -158,61 +123,50 @@ fn state(waves: &[Wave]) -> Vec<(Vec<[u32; LANES]>, Vec<u32>, bool)> {
 
 #[test]
 fn group_handlers_agree_with_each_wave_run_alone() {
-    let launch = Launch::for_tests();
-    let memory = GpuMemory::new();
-    let tlb = Tlb::new(&memory);
-    let mut lds: Vec<u8> = Vec::new();
-    let mut ctx = Ctx {
-        launch: &launch,
-        memory: &memory,
-        mem: &tlb,
-        counts: None,
-        lds: &mut lds,
-        clock_origin: Instant::now(),
-        interrupt: None,
-    };
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    for &(text, bytes, applies) in CASES {
-        let inst = decode(bytes);
-        let g = inst
-            .group
-            .unwrap_or_else(|| panic!("{text}: no group handler"));
-        let mut ran = 0;
-        for n in 0..600 {
-            let k = 2 + rng.below(15) as usize;
-            let partial = rng.below(8) == 0;
-            let w0 = random_group(&mut rng, k, partial);
-            // Each wave alone, through the ordinary handler.
-            let mut alone = w0.clone();
-            for w in &mut alone {
-                assert_eq!((inst.exec)(w, &inst, &mut ctx), Ok(Flow::Next), "{text}");
+    in_context(|ctx| {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for &(text, bytes, applies) in CASES {
+            let inst = decode(bytes);
+            let g = inst
+                .group
+                .unwrap_or_else(|| panic!("{text}: no group handler"));
+            let mut ran = 0;
+            for n in 0..600 {
+                let k = 2 + rng.below(15) as usize;
+                let partial = rng.below(8) == 0;
+                let w0 = random_group(&mut rng, k, partial);
+                // Each wave alone, through the ordinary handler.
+                let mut alone = w0.clone();
+                for w in &mut alone {
+                    assert_eq!((inst.exec)(w, &inst, ctx), Ok(Flow::Next), "{text}");
+                }
+                let mut group = w0.clone();
+                // f32 denormals flushed (FP_DENORM bits 4-5 not both set).
+                let flushing = w0[0].mode & 0x30 != 0x30;
+                if g(&mut group, &inst) {
+                    ran += 1;
+                    assert!(
+                        applies && !partial,
+                        "{text}: group {n} ran where it must decline"
+                    );
+                    assert!(
+                        state(&group) == state(&alone),
+                        "{text}: group {n} of {k} waves (MODE {:#x}) differs from the waves run alone",
+                        w0[0].mode
+                    );
+                } else {
+                    assert!(
+                        state(&group) == state(&w0),
+                        "{text}: group {n} declined but changed a wave"
+                    );
+                    assert!(
+                        !applies || partial || flushing,
+                        "{text}: group {n} (MODE {:#x}) declined",
+                        w0[0].mode
+                    );
+                }
             }
-            let mut group = w0.clone();
-            // f32 denormals flushed (FP_DENORM bits 4-5 not both set).
-            let flushing = w0[0].mode & 0x30 != 0x30;
-            if g(&mut group, &inst) {
-                ran += 1;
-                assert!(
-                    applies && !partial,
-                    "{text}: group {n} ran where it must decline"
-                );
-                assert!(
-                    state(&group) == state(&alone),
-                    "{text}: group {n} of {k} waves (MODE {:#x}) differs from the waves run alone",
-                    w0[0].mode
-                );
-            } else {
-                assert!(
-                    state(&group) == state(&w0),
-                    "{text}: group {n} declined but changed a wave"
-                );
-                assert!(
-                    !applies || partial || flushing,
-                    "{text}: group {n} (MODE {:#x}) declined",
-                    w0[0].mode
-                );
-            }
+            assert_eq!(ran > 0, applies, "{text}: ran in {ran} groups");
         }
-        assert_eq!(ran > 0, applies, "{text}: ran in {ran} groups");
-    }
+    });
 }

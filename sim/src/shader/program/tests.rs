@@ -10,36 +10,17 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
-use std::time::Instant;
 
 use isa::table::{Field, Kind, OpInfo, entries};
 use isa::{Decoder, Encoding, Operand, Processor, SpecialReg};
 
-use super::super::setup::Launch;
-use super::super::tlb::Tlb;
+use super::super::Fault;
+use super::super::testing::{Rng, in_context};
 use super::super::wave::{LANES, Wave};
-use super::super::{Ctx, Fault};
 use super::{EXEC, Program};
-use crate::memory::GpuMemory;
 
 /// VGPRs in the test waves (every VGPR operand lies below).
 const VGPRS: u64 = 64;
-
-/// xorshift64*.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// The fixed bits (value, mask) of entry `e`'s class, and where its
 /// operand fields lie (low bit, width): AMDGPUAsmGFX90a / SIInstrFormats'
@@ -128,147 +109,136 @@ fn random_wave(rng: &mut Rng) -> Wave {
 
 #[test]
 fn what_an_instruction_overwrites_whole_it_does_not_read() {
-    let launch = Launch::for_tests();
-    let memory = GpuMemory::new();
-    let tlb = Tlb::new(&memory);
-    let mut lds: Vec<u8> = Vec::new();
-    let mut ctx = Ctx {
-        launch: &launch,
-        memory: &memory,
-        mem: &tlb,
-        counts: None,
-        lds: &mut lds,
-        clock_origin: Instant::now(),
-        interrupt: None,
-    };
-    let decoder = Decoder::new(Processor::Gfx90a);
-    let program = Program::new(decoder, launch.resolve, Arc::new(AtomicU64::new(0)));
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    let mut checked = BTreeSet::new();
-    let mut never = BTreeSet::new();
-    let mut claimers = BTreeSet::new();
-    let mut illegal = BTreeSet::new();
-    let mut carry_into_exec = 0;
-    let mut runs = 0usize;
-    for enc in [Encoding::Vop1, Encoding::Vop2, Encoding::Vop3] {
-        for e in entries(enc).iter().filter(|e| e.on(Processor::Gfx90a)) {
-            let mut claimed = false;
-            for _ in 0..60 {
-                let bytes = build(&mut rng, enc, e);
-                let Ok(i) = decoder.decode(&bytes) else {
-                    continue;
-                };
-                if i.opcode() != e.op || i.encoding() != enc {
-                    continue;
-                }
-                let into_exec = matches!(
-                    i.operand(Field::Sdst),
-                    Some(Operand::Special {
-                        reg: SpecialReg::ExecLo,
-                        ..
-                    })
-                );
-                let inst = program.lower(0, i);
-                if into_exec {
-                    // Its carry-out would change the lanes it writes.
-                    assert_eq!(inst.whole, 0, "{}: carry-out into EXEC", inst.mnemonic());
-                    carry_into_exec += 1;
-                }
-                if inst.whole == 0 {
-                    continue;
-                }
-                claimed = true;
-                claimers.insert(e.name);
-                let a0 = random_wave(&mut rng);
-                let mut b0 = a0.clone();
-                let mut bits = inst.whole;
-                while bits != 0 {
-                    let r = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    b0.v[r] = std::array::from_fn(|_| rng.next() as u32);
-                }
-                let (mut a, mut b) = (a0.clone(), b0);
-                let ra = (inst.exec)(&mut a, &inst, &mut ctx);
-                let rb = (inst.exec)(&mut b, &inst, &mut ctx);
-                let text = inst.mnemonic();
-                assert_eq!(ra.is_ok(), rb.is_ok(), "{text}: {bytes:02x?}");
-                if let Err(f) = ra {
-                    // Only an operation the interpreter does not
-                    // implement fails on random operands.
-                    assert!(matches!(*f, Fault::Illegal { .. }), "{text}: {f:?}");
-                    illegal.insert(e.name);
-                    continue;
-                }
-                runs += 1;
-                checked.insert(e.name);
-                for (k, (x, y)) in a.v.iter().zip(&b.v).enumerate() {
-                    if x != y {
-                        let lane = (0..LANES).find(|&l| x[l] != y[l]);
-                        panic!(
-                            "{text} ({bytes:02x?}, whole {:#x}): v{k} lane {lane:?} depends on \
-                             the old value of what it claims to overwrite",
-                            inst.whole
-                        );
+    in_context(|ctx| {
+        let decoder = Decoder::new(Processor::Gfx90a);
+        let program = Program::new(decoder, ctx.launch.resolve, Arc::new(AtomicU64::new(0)));
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut checked = BTreeSet::new();
+        let mut never = BTreeSet::new();
+        let mut claimers = BTreeSet::new();
+        let mut illegal = BTreeSet::new();
+        let mut carry_into_exec = 0;
+        let mut runs = 0usize;
+        for enc in [Encoding::Vop1, Encoding::Vop2, Encoding::Vop3] {
+            for e in entries(enc).iter().filter(|e| e.on(Processor::Gfx90a)) {
+                let mut claimed = false;
+                for _ in 0..60 {
+                    let bytes = build(&mut rng, enc, e);
+                    let Ok(i) = decoder.decode(&bytes) else {
+                        continue;
+                    };
+                    if i.opcode() != e.op || i.encoding() != enc {
+                        continue;
                     }
+                    let into_exec = matches!(
+                        i.operand(Field::Sdst),
+                        Some(Operand::Special {
+                            reg: SpecialReg::ExecLo,
+                            ..
+                        })
+                    );
+                    let inst = program.lower(0, i);
+                    if into_exec {
+                        // Its carry-out would change the lanes it writes.
+                        assert_eq!(inst.whole, 0, "{}: carry-out into EXEC", inst.mnemonic());
+                        carry_into_exec += 1;
+                    }
+                    if inst.whole == 0 {
+                        continue;
+                    }
+                    claimed = true;
+                    claimers.insert(e.name);
+                    let a0 = random_wave(&mut rng);
+                    let mut b0 = a0.clone();
+                    let mut bits = inst.whole;
+                    while bits != 0 {
+                        let r = bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        b0.v[r] = std::array::from_fn(|_| rng.next() as u32);
+                    }
+                    let (mut a, mut b) = (a0.clone(), b0);
+                    let ra = (inst.exec)(&mut a, &inst, ctx);
+                    let rb = (inst.exec)(&mut b, &inst, ctx);
+                    let text = inst.mnemonic();
+                    assert_eq!(ra.is_ok(), rb.is_ok(), "{text}: {bytes:02x?}");
+                    if let Err(f) = ra {
+                        // Only an operation the interpreter does not
+                        // implement fails on random operands.
+                        assert!(matches!(*f, Fault::Illegal { .. }), "{text}: {f:?}");
+                        illegal.insert(e.name);
+                        continue;
+                    }
+                    runs += 1;
+                    checked.insert(e.name);
+                    for (k, (x, y)) in a.v.iter().zip(&b.v).enumerate() {
+                        if x != y {
+                            let lane = (0..LANES).find(|&l| x[l] != y[l]);
+                            panic!(
+                                "{text} ({bytes:02x?}, whole {:#x}): v{k} lane {lane:?} depends on \
+                                 the old value of what it claims to overwrite",
+                                inst.whole
+                            );
+                        }
+                    }
+                    assert_eq!(a.s, b.s, "{text}: scalar file");
+                    assert_eq!(a.scc, b.scc, "{text}: SCC");
                 }
-                assert_eq!(a.s, b.s, "{text}: scalar file");
-                assert_eq!(a.scc, b.scc, "{text}: SCC");
-            }
-            if !claimed {
-                never.insert(e.name);
+                if !claimed {
+                    never.insert(e.name);
+                }
             }
         }
-    }
-    eprintln!(
-        "{} entries checked over {runs} runs; {} not implemented: {illegal:?}",
-        checked.len(),
-        illegal.len()
-    );
-    // Every entry that claims a destination and that the interpreter
-    // implements ran and was checked.
-    let unchecked: Vec<_> = claimers
-        .difference(&checked)
-        .filter(|n| !illegal.contains(*n))
-        .collect();
-    assert!(unchecked.is_empty(), "claimed, never run: {unchecked:?}");
-    assert!(checked.is_disjoint(&illegal));
-    assert!(
-        carry_into_exec > 0,
-        "no VOP3b carry-out into EXEC was generated"
-    );
-    // Exactly these never claim one: those with no VGPR destination
-    // (compares write SGPRs), and those that read theirs.
-    let never: BTreeSet<&str> = never
+        eprintln!(
+            "{} entries checked over {runs} runs; {} not implemented: {illegal:?}",
+            checked.len(),
+            illegal.len()
+        );
+        // Every entry that claims a destination and that the interpreter
+        // implements ran and was checked.
+        let unchecked: Vec<_> = claimers
+            .difference(&checked)
+            .filter(|n| !illegal.contains(*n))
+            .collect();
+        assert!(unchecked.is_empty(), "claimed, never run: {unchecked:?}");
+        assert!(checked.is_disjoint(&illegal));
+        assert!(
+            carry_into_exec > 0,
+            "no VOP3b carry-out into EXEC was generated"
+        );
+        // Exactly these never claim one: those with no VGPR destination
+        // (compares write SGPRs), and those that read theirs.
+        let never: BTreeSet<&str> = never
+            .into_iter()
+            .filter(|n| !n.starts_with("v_cmp"))
+            .collect();
+        let want: BTreeSet<&str> = [
+            "v_nop",
+            "v_clrexcp",
+            "v_readfirstlane_b32",
+            "v_readlane_b32",
+            "v_writelane_b32",
+            "v_swap_b32",
+            "v_cvt_pkaccum_u8_f32",
+            "v_mac_f16_e32",
+            "v_mac_f16_e64",
+            "v_mac_f32_e32",
+            "v_mac_f32_e64",
+            "v_fmac_f32_e32",
+            "v_fmac_f32_e64",
+            "v_fmac_f64_e32",
+            "v_fmac_f64_e64",
+            "v_pk_fmac_f16_e32",
+            "v_dot2c_f32_f16_e32",
+            "v_dot2c_f32_f16_e64",
+            "v_dot2c_i32_i16_e32",
+            "v_dot2c_i32_i16_e64",
+            "v_dot4c_i32_i8_e32",
+            "v_dot4c_i32_i8_e64",
+            "v_dot8c_i32_i4_e32",
+            "v_dot8c_i32_i4_e64",
+        ]
         .into_iter()
-        .filter(|n| !n.starts_with("v_cmp"))
         .collect();
-    let want: BTreeSet<&str> = [
-        "v_nop",
-        "v_clrexcp",
-        "v_readfirstlane_b32",
-        "v_readlane_b32",
-        "v_writelane_b32",
-        "v_swap_b32",
-        "v_cvt_pkaccum_u8_f32",
-        "v_mac_f16_e32",
-        "v_mac_f16_e64",
-        "v_mac_f32_e32",
-        "v_mac_f32_e64",
-        "v_fmac_f32_e32",
-        "v_fmac_f32_e64",
-        "v_fmac_f64_e32",
-        "v_fmac_f64_e64",
-        "v_pk_fmac_f16_e32",
-        "v_dot2c_f32_f16_e32",
-        "v_dot2c_f32_f16_e64",
-        "v_dot2c_i32_i16_e32",
-        "v_dot2c_i32_i16_e64",
-        "v_dot4c_i32_i8_e32",
-        "v_dot4c_i32_i8_e64",
-        "v_dot8c_i32_i4_e32",
-        "v_dot8c_i32_i4_e64",
-    ]
-    .into_iter()
-    .collect();
-    assert_eq!(never, want);
+        assert_eq!(never, want);
+    });
 }

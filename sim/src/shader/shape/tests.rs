@@ -5,36 +5,15 @@
 //! bit for bit. The shapes include lanes that cross 2^31, 2^32 and (as
 //! pairs) 2^64, where the exact rules must fall back or split a mask.
 
-use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
-use std::time::Instant;
-
-use isa::{Decoder, Processor};
-
-use super::super::program::{EXEC, Inst, Program, VCC};
+use super::super::Flow;
+use super::super::program::{EXEC, Inst, VCC};
 use super::super::setup::Launch;
-use super::super::tlb::Tlb;
+use super::super::testing::{Rng, decode, in_context};
 use super::super::wave::{LANES, Wave};
-use super::super::{Ctx, Flow};
 use super::Affine;
 use super::encodings::CASES;
-use crate::memory::GpuMemory;
-
-/// xorshift64*.
-struct Rng(u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
     fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
         xs[self.below(xs.len() as u64) as usize]
     }
@@ -142,38 +121,6 @@ fn materialized(w: &Wave) -> Wave {
 fn state(w: &Wave) -> (Vec<[u32; LANES]>, Vec<u32>, bool) {
     let m = materialized(w);
     (m.v.clone(), m.s.to_vec(), m.scc)
-}
-
-fn decode(bytes: &[u8]) -> Inst {
-    let launch = Launch::for_tests();
-    let program = Program::new(
-        Decoder::new(Processor::Gfx90a),
-        launch.resolve,
-        Arc::new(AtomicU64::new(0)),
-    );
-    let i = Decoder::new(Processor::Gfx90a)
-        .decode(bytes)
-        .expect("llvm-mc's encoding decodes");
-    program.lower(0, i)
-}
-
-/// Runs `f` in the context single instructions run in (a test launch,
-/// empty memory, no LDS).
-fn in_context(f: impl FnOnce(&mut Ctx<'_>)) {
-    let launch = Launch::for_tests();
-    let memory = GpuMemory::new();
-    let tlb = Tlb::new(&memory);
-    let mut lds: Vec<u8> = Vec::new();
-    let mut ctx = Ctx {
-        launch: &launch,
-        memory: &memory,
-        mem: &tlb,
-        counts: None,
-        lds: &mut lds,
-        clock_origin: Instant::now(),
-        interrupt: None,
-    };
-    f(&mut ctx);
 }
 
 #[test]
