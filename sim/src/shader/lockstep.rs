@@ -244,10 +244,12 @@ pub(crate) fn run_lanes(waves: &mut [Wave], i: &Inst, ctx: &mut Ctx<'_>) -> Resu
         }
         TouchVgprs::None | TouchVgprs::All => return Ok(false),
     }
+    let Some(leader) = waves.first_mut() else {
+        return Ok(false);
+    };
+    // Untagged, not written out; tagged again if it does not run.
+    let kept = leader.untag_low(whole);
     if i.group.is_some_and(|g| g(waves, i)) {
-        if let Some(leader) = waves.first_mut() {
-            leader.untag_low(whole);
-        }
         return Ok(true);
     }
     let Some((leader, rest)) = waves.split_first_mut() else {
@@ -256,7 +258,10 @@ pub(crate) fn run_lanes(waves: &mut [Wave], i: &Inst, ctx: &mut Ctx<'_>) -> Resu
     match (i.exec)(leader, i, ctx) {
         Ok(Flow::Next) => {}
         // Nothing written (an operand the handler refuses): split.
-        Err(_) => return Ok(false),
+        Err(_) => {
+            leader.retag_low(kept);
+            return Ok(false);
+        }
         other => return Err(other),
     }
     for w in rest {
@@ -268,7 +273,6 @@ pub(crate) fn run_lanes(waves: &mut [Wave], i: &Inst, ctx: &mut Ctx<'_>) -> Resu
             return Err(r);
         }
     }
-    leader.untag_low(whole);
     Ok(true)
 }
 

@@ -592,12 +592,14 @@ fn run_wave_as<const COUNT: bool>(
                 }
                 if w.has_tags() && inst.touch != TouchVgprs::None {
                     if inst.whole != 0 && w.exec() == u64::MAX {
-                        // The destinations it overwrites whole keep
-                        // their shapes until it has run.
+                        // The destinations it overwrites whole are not
+                        // written out; they get their shapes back if it
+                        // fails.
                         w.materialize_reads(inst);
+                        let kept = w.untag_low(inst.whole);
                         let r = (inst.exec)(w, inst, ctx);
-                        if r.is_ok() {
-                            w.untag_low(inst.whole);
+                        if r.is_err() {
+                            w.retag_low(kept);
                         }
                         r
                     } else {

@@ -348,9 +348,10 @@ impl Wave {
     }
 
     /// [`Wave::materialize_for`] but for the VGPRs `inst` overwrites
-    /// whole ([`Inst::whole`]): they keep their tags, which the caller
-    /// drops ([`Wave::untag_low`]) once the handler has run. Only for an
-    /// instruction with [`TouchVgprs::Low`] and EXEC full.
+    /// whole ([`Inst::whole`]): their tags are dropped without their lanes
+    /// being written ([`Wave::untag_low`]; the caller tags them again if
+    /// the handler fails). Only for an instruction with
+    /// [`TouchVgprs::Low`] and EXEC full.
     #[inline]
     pub fn materialize_reads(&mut self, inst: &Inst) {
         if let TouchVgprs::Low(bits) = &inst.touch {
@@ -365,14 +366,29 @@ impl Wave {
         }
     }
 
-    /// Drops the tags of the VGPRs among the first 64 that `bits` names
-    /// (their lanes now hold their values).
+    /// Drops the tags of the VGPRs among the first 64 that `bits` names;
+    /// which of them were tagged (their shapes stay where they were, for
+    /// [`Wave::retag_low`]).
     #[inline]
-    pub fn untag_low(&mut self, bits: u64) {
+    pub fn untag_low(&mut self, bits: u64) -> u64 {
+        let Some(t) = self.tagged.first_mut() else {
+            return 0;
+        };
+        let hit = *t & bits;
+        *t &= !hit;
+        self.ntagged -= hit.count_ones();
+        hit
+    }
+
+    /// Tags again the VGPRs [`Wave::untag_low`] untagged (`bits`), with
+    /// the shapes they had: an instruction that was to overwrite them
+    /// did not run.
+    #[inline]
+    pub fn retag_low(&mut self, bits: u64) {
         if let Some(t) = self.tagged.first_mut() {
-            let hit = *t & bits;
-            *t &= !hit;
-            self.ntagged -= hit.count_ones();
+            let new = bits & !*t;
+            *t |= new;
+            self.ntagged += new.count_ones();
         }
     }
 
