@@ -11,7 +11,8 @@
 //!   side (vectorised with AVX2), the stronger alternative;
 //! - (c) the compute-bound kernel on 2 worker threads vs 1; beside it,
 //!   (c') the native vectorised loop on 2 threads vs 1 right after each
-//!   pair: what the machine itself gives two threads at that moment.
+//!   pair, each thread on its own CPU: what the machine itself gives two
+//!   threads at that moment.
 //!
 //! (a) and (b) run both sides on one CPU: the bench pins its thread, and
 //! so the threads of the device it then makes, to one CPU
@@ -247,24 +248,31 @@ fn native_fma256_wide(x: &mut [f32], a: f32, b: f32) {
 }
 
 /// The machine's own scaling, printed beside (c): the native vectorised
-/// loop over `x` (four passes) on 2 threads, a half each, vs 1 thread;
-/// the threads may use every CPU in `cpus` (the bench's own thread is
-/// pinned). Each side's time includes starting its threads.
+/// loop over `x` (16 passes) on 2 threads, a half each, each pinned to
+/// its own CPU of `cpus` (a new thread starts on its creator's CPU and,
+/// on this VM, stays there for tens of milliseconds), vs 1 thread on the
+/// first. Each side's time includes starting its threads.
 fn native_scaling(x: &mut [f32], a: f32, b: f32, cpus: Option<&rustix::thread::CpuSet>) -> f64 {
-    let free = || {
-        if let Some(set) = cpus {
-            let _ = rustix::thread::sched_setaffinity(None, set);
+    use rustix::thread::{CpuSet, sched_setaffinity};
+    let ids: Vec<usize> = cpus.map_or(Vec::new(), |set| {
+        (0..CpuSet::MAX_CPU).filter(|&c| set.is_set(c)).collect()
+    });
+    let on = |k: usize| {
+        if let Some(&cpu) = ids.get(k % ids.len().max(1)) {
+            let mut set = CpuSet::new();
+            set.set(cpu);
+            let _ = sched_setaffinity(None, &set);
         }
     };
     let passes = |x: &mut [f32]| {
-        for _ in 0..4 {
+        for _ in 0..16 {
             native_fma256_wide(x, a, b);
         }
     };
     let one = time(|| {
         std::thread::scope(|s| {
             s.spawn(|| {
-                free();
+                on(0);
                 passes(x)
             });
         })
@@ -273,11 +281,11 @@ fn native_scaling(x: &mut [f32], a: f32, b: f32, cpus: Option<&rustix::thread::C
     let two = time(|| {
         std::thread::scope(|s| {
             s.spawn(|| {
-                free();
+                on(0);
                 passes(l)
             });
             s.spawn(|| {
-                free();
+                on(1);
                 passes(r)
             });
         })
