@@ -486,13 +486,7 @@ pub(crate) fn group_load(
 ) -> bool {
     let Dst::V(d) = i.vdst else { return false };
     let d = usize::from(d);
-    let Some((lo, step)) = group_span(waves, i, flat, d, dwords) else {
-        return false;
-    };
-    let len = step * waves.len() as u64;
-    // The whole group's span in one mapped range, borrowed once; each
-    // wave copies its part.
-    let Some(m) = ctx.mem.u32s(i.pc, lo, len, false) else {
+    let Some(m) = group_span(waves, i, ctx, flat, d, dwords, false) else {
         return false;
     };
     for (w, part) in waves.iter_mut().zip(m.chunks_exact(LANES * dwords)) {
@@ -504,16 +498,27 @@ pub(crate) fn group_load(
     true
 }
 
-/// The span a group in lockstep accesses with VGPRs `r..r + dwords` (its
-/// first address and each wave's part in bytes), when the leader's EXEC
-/// is full, those VGPRs are in the file and the address tiles one span.
-fn group_span(waves: &[Wave], i: &Inst, flat: bool, r: usize, dwords: usize) -> Option<(u64, u64)> {
+/// The span a group in lockstep accesses with VGPRs `r..r + dwords`,
+/// borrowed once (writable if `write`): each wave's part is the next
+/// `LANES * dwords` dwords. None when the leader's EXEC is not full,
+/// those VGPRs are not in the file, the address does not tile one span
+/// or the span is not inside one mapped range.
+fn group_span<'m>(
+    waves: &[Wave],
+    i: &Inst,
+    ctx: &Ctx<'m>,
+    flat: bool,
+    r: usize,
+    dwords: usize,
+    write: bool,
+) -> Option<&'m [AtomicU32]> {
     let leader = waves.first()?;
     if leader.exec() != u64::MAX || r + dwords > leader.v.len() {
         return None;
     }
     let lo = super::shape::unit_stride_address(leader, i, flat, dwords)?;
-    Some((lo, (LANES * 4 * dwords) as u64))
+    let len = (LANES * 4 * dwords * waves.len()) as u64;
+    ctx.mem.u32s(i.pc, lo, len, write)
 }
 
 /// The store of [`group_load`]: the data VGPRs that are shapes are first
@@ -528,11 +533,7 @@ pub(crate) fn group_store(
 ) -> bool {
     let Src::V(s) = i.data else { return false };
     let s = usize::from(s);
-    let Some((lo, step)) = group_span(waves, i, flat, s, dwords) else {
-        return false;
-    };
-    let len = step * waves.len() as u64;
-    let Some(m) = ctx.mem.u32s(i.pc, lo, len, true) else {
+    let Some(m) = group_span(waves, i, ctx, flat, s, dwords, true) else {
         return false;
     };
     super::lockstep::materialize(waves, s, dwords);
